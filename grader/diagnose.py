@@ -1,0 +1,100 @@
+"""Naming the misconception behind a target's failures.
+
+Each rule compares kinds of cases with each other, so the diagnosis follows
+from evidence rather than from a guess: gradients right when every node is
+used once but wrong when one is used twice can only be ``=`` where ``+=``
+belongs; a backward pass whose nodes all ran once, but a node before one of
+its users, is in the wrong order. Every code comes with the smallest verdict
+that shows it.
+"""
+
+from __future__ import annotations
+
+from grader.expr import features
+from grader.judge import Verdict
+
+
+def smallest(verdicts: list[Verdict]) -> Verdict:
+    from grader.expr import render
+
+    return min(verdicts, key=lambda v: (sum(len(e) for e in v.case.exprs), render(v.case.expr)))
+
+
+def _errors(verdicts: list[Verdict]) -> tuple[Verdict | None, list[Verdict]]:
+    errors = [v for v in verdicts if v.error is not None]
+    missing = next((v for v in errors if v.error.get("type") == "NotImplementedError"), None)
+    return missing, errors
+
+
+def diagnose_op(target: str, verdicts: list[Verdict]) -> dict[str, Verdict]:
+    """Codes for ``add``, ``mul``, ``pow`` or ``tanh`` from all the target's verdicts."""
+    missing, errors = _errors(verdicts)
+    if missing:
+        return {"not-implemented": missing}
+    codes: dict[str, Verdict] = {}
+
+    def constant(v: Verdict) -> bool:
+        return features(v.case.expr, target).constant
+
+    plain_errors = [v for v in errors if not constant(v)]
+    if plain_errors:
+        codes["crash"] = smallest(plain_errors)
+    elif errors:
+        codes["constant-operand"] = smallest(errors)
+    ran = [v for v in verdicts if v.error is None]
+    plain = [v for v in ran if not constant(v)]
+    forward_bad = [v for v in ran if not v.forward_ok]
+    if forward_bad:
+        if all(constant(v) for v in forward_bad) and plain:
+            codes.setdefault("constant-operand", smallest(forward_bad))
+        else:
+            codes["wrong-forward"] = smallest([v for v in forward_bad if not constant(v)])
+    # A wrong gradient that is right for the student's own (wrong) forward pass is
+    # the forward pass's fault only.
+    grads_bad = [v for v in ran if not v.grads_ok and (v.forward_ok or not v.fd_ok)]
+    single = [v for v in grads_bad if not constant(v) and not features(v.case.expr).reuse]
+    reused = [v for v in grads_bad if not constant(v) and features(v.case.expr).reuse]
+    with_constant = [v for v in grads_bad if constant(v)]
+    if single:
+        codes["wrong-local-grad"] = smallest(single)
+    elif reused:
+        codes["grad-overwrite"] = smallest(reused)
+    elif with_constant:
+        codes.setdefault("constant-operand", smallest(with_constant))
+    return codes
+
+
+def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
+    """Codes for ``backward`` from the order the nodes ran in and the gradients that resulted."""
+    missing, errors = _errors(verdicts)
+    if missing:
+        return {"not-implemented": missing}
+    codes: dict[str, Verdict] = {}
+    if errors:
+        codes["crash"] = smallest(errors)
+    for verdict in sorted((v for v in verdicts if v.error is None and not v.grads_ok),
+                          key=lambda v: sum(len(e) for e in v.case.exprs)):
+        for fault in verdict.faults:
+            codes.setdefault(fault, verdict)
+    return codes
+
+
+def diagnose_train(verdicts: list[Verdict]) -> dict[str, Verdict]:
+    """Codes for ``train_step`` from which steps came out right."""
+    missing, errors = _errors(verdicts)
+    if missing:
+        return {"not-implemented": missing}
+    codes: dict[str, Verdict] = {}
+    if errors:
+        codes["crash"] = errors[0]
+    for verdict in (v for v in verdicts if v.error is None):
+        right, moved = verdict.train["right_steps"], verdict.train["moved"]
+        if not moved[0]:
+            codes.setdefault("zero-grad-misplaced", verdict)
+        elif not right[0]:
+            codes.setdefault("wrong-update", verdict)
+        elif not all(right):
+            codes.setdefault("missing-zero-grad", verdict)
+        if not verdict.forward_ok:
+            codes.setdefault("wrong-loss", verdict)
+    return codes

@@ -1,0 +1,121 @@
+"""What the student reads: for each diagnosis, what is wrong, the smallest case, the concept.
+
+Messages describe behaviour and ideas, never the code that fixes them.
+"""
+
+from __future__ import annotations
+
+from grader.expr import render
+from grader.judge import Verdict
+from grader.report import Counterexample, tidy
+
+METHOD_NAMES = {"add": "__add__", "mul": "__mul__", "pow": "__pow__", "tanh": "tanh",
+                "backward": "backward", "train_step": "train_step", "submission": "the submission"}
+
+WHAT = {
+    "not-implemented": "{method} is not written yet: it still raises NotImplementedError, or is missing.",
+    "crash": "{method} raised an exception: {error}.",
+    "timeout": "{method} did not finish in time: {detail}.",
+    "wrong-forward": "{method} computes the wrong value: the result's .data is wrong.",
+    "wrong-local-grad": "{method} passes the wrong gradient to its operands, even when every node is used once.",
+    "grad-overwrite": "{method} gets gradients right when each node is used once, "
+                      "but wrong when a node is used twice: one contribution replaces the other.",
+    "constant-operand": "{method} goes wrong when the other operand is a plain number, not a Value.",
+    "missing-seed": "After backward(), the output's own gradient is not 1, so nothing flows back.",
+    "incomplete-traversal": "backward() never runs the _backward of some nodes, so their operands get no gradient.",
+    "wrong-order": "backward() runs every node once, but some node passes its gradient on "
+                   "before every node that uses it has added its share.",
+    "repeated-visit": "backward() runs the _backward of some node more than once, so its gradient is passed on twice.",
+    "no-accumulation": "backward() replaces gradient it should only add to: a second backward() "
+                       "on a graph that shares leaves (or the pass itself) wipes out gradient already there.",
+    "missing-zero-grad": "The first step is right, but later steps are not: "
+                         "gradients from earlier steps pile up on top of the new ones.",
+    "zero-grad-misplaced": "The parameters do not move: the gradients are gone by the time the update uses them.",
+    "wrong-update": "The parameters move in the wrong direction or by the wrong amount.",
+    "wrong-loss": "train_step returns the wrong loss: it should be the loss before the update, as a number.",
+    "load-error": "The submission could not be loaded: {error}.",
+    "forbidden-import": "The submission uses a library or the grader's own engine to compute gradients.",
+}
+
+CONCEPT = {
+    "not-implemented": "Fill in the stub; its docstring says what it must do.",
+    "crash": "Run the smallest failing case yourself and read the traceback.",
+    "timeout": "Look for a loop that never ends or a recursion that never stops.",
+    "wrong-forward": "The forward value is ordinary arithmetic on the operands' .data.",
+    "wrong-local-grad": "Chain rule: each operand's gradient grows by (this op's local derivative "
+                        "with respect to that operand) times out.grad. Check the derivative rule, and "
+                        "that it is multiplied by out.grad.",
+    "grad-overwrite": "A node used twice must receive both contributions: gradients accumulate (+=), "
+                      "they are never assigned (=).",
+    "constant-operand": "Turn a plain number into a Value before you use its .data; "
+                        "check the reflected operators too (2 + a, 3 * a).",
+    "missing-seed": "The derivative of the output with respect to itself is 1: the backward pass starts there.",
+    "incomplete-traversal": "The graph is every node reachable through _prev, at any depth; backward() "
+                            "must reach all of them.",
+    "wrong-order": "Reverse topological order: list a node only after all of its _prev are listed, "
+                   "then call _backward from the output back to the inputs.",
+    "repeated-visit": "Keep track of the nodes already visited, so each is listed (and run) once.",
+    "no-accumulation": "backward() only adds to .grad; resetting gradients is the training loop's job "
+                       "(zero_grad), before the next backward pass.",
+    "missing-zero-grad": "Gradients accumulate, so each step must start from zero: reset every "
+                         "parameter's gradient before the backward pass.",
+    "zero-grad-misplaced": "Reset gradients before the backward pass (or after the update), "
+                           "never between the backward pass and the update.",
+    "wrong-update": "Gradient descent moves each parameter against its gradient, by lr times the gradient.",
+    "wrong-loss": "Keep the loss of the forward pass and return its .data, computed before any parameter changes.",
+    "load-error": "The file must run on its own without errors: try `python yourfile.py`.",
+    "forbidden-import": "Write the gradients yourself: that is the exercise.",
+}
+
+
+def describe_error(error: dict) -> str:
+    where = f" (line {error['line']})" if error.get("line") else ""
+    message = f": {error['message']}" if error.get("message") else ""
+    return f"{error.get('type', 'an error')}{message}{where}"
+
+
+def fmt(x: object) -> str:
+    x = tidy(x)
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
+    """The report's view of a failing verdict."""
+    if verdict.error is not None:
+        return None
+    case = verdict.case
+    if hasattr(case, "lr"):
+        return Counterexample(f"train_step x{case.steps}", {}, dict(verdict.expected),
+                              dict(verdict.actual), "reference", learning_rate=case.lr)
+    expression = " ; then ".join(render(e) for e in case.exprs)
+    if focus != "grad" and not verdict.forward_ok:
+        return Counterexample(expression, case.values, {"data": verdict.expected_data},
+                              {"data": verdict.actual_data}, "reference")
+    return Counterexample(expression, case.values, dict(verdict.expected), dict(verdict.actual),
+                          verdict.oracle)
+
+
+def explain_case(example: Counterexample | None) -> str:
+    """One sentence: the expression, its inputs, and the first value that came out wrong."""
+    if example is None:
+        return ""
+    inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in example.inputs.items())
+    wrong = [k for k in example.expected if fmt(example.expected[k]) != fmt(example.actual.get(k))]
+    key = wrong[0] if wrong else next(iter(example.expected), None)
+    if key is None:
+        return f"Smallest failing case: {example.expression}."
+    label = "the value" if key == "data" else (key if " " in key else f"{key}.grad")
+    oracle = {"both": "the reference engine and finite differences",
+              "reference": "the reference engine",
+              "finite-difference": "finite differences of your forward pass"}[example.oracle]
+    given = f" with {inputs}" if inputs else ""
+    return (f"Smallest failing case: {example.expression}{given}: expected {label} = "
+            f"{fmt(example.expected[key])}, got {fmt(example.actual.get(key))} (checked against {oracle}).")
+
+
+def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "") -> str:
+    method = METHOD_NAMES[target]
+    error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
+    what = WHAT[code].format(method=method, error=error, detail=detail)
+    case = explain_case(counterexample(evidence, focus)) if evidence is not None else ""
+    return " ".join(part for part in (what, case, CONCEPT[code]) if part)

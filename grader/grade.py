@@ -1,0 +1,259 @@
+"""Grading a submission: every check of every target, then the diagnoses.
+
+Targets are graded one after another against one child process. A target
+whose code hangs or kills its process loses that target's remaining checks;
+the next target gets a fresh process, so one bad method never costs another.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import diagnose, feedback
+from grader.cases import CHECKS, Check, TrainCase, points
+from grader.judge import Verdict, judge_backward, judge_op, judge_train
+from grader.report import CheckResult, Diagnosis, Report
+from grader.search import search
+from grader.submission import Location, Submission, read_submission
+from grader.worker import Worker, WorkerLost
+
+OP_TARGETS = ("add", "mul", "pow", "tanh")
+TRAIN_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+TRAIN_YS = [1.0, -1.0, -1.0, 1.0]
+TRAIN_WEIGHTS = [round(w, 6) for w in (random.Random(2024 + i).uniform(-1, 1) for i in range(41))]
+
+
+@dataclass(frozen=True)
+class Options:
+    timeout: float = 10.0  # seconds of wall clock for each target, and for loading
+    max_examples: int = 30  # generated expressions per target
+
+
+class Session:
+    """The submission's child process: started, loaded, and restarted after it is lost."""
+
+    def __init__(self, submission: Submission, workdir: Path, options: Options):
+        self.submission = submission
+        self.workdir = workdir
+        self.options = options
+        self.worker: Worker | None = None
+        self.defined: dict[str, bool] = {}
+        self.failures: list[dict] = []
+        self.load_lost: WorkerLost | None = None
+
+    def load_request(self) -> dict:
+        modules = []
+        unique = []
+        for name in ("Value", "train_step"):
+            source = self.submission.providers.get(name)
+            if source is None or source.read_error:
+                continue
+            if any(u.syntax_error for u in source.units) and source.kind == "py":
+                continue
+            if source in unique:
+                modules[unique.index(source)]["provides"].append(name)
+                continue
+            unique.append(source)
+            directory = None
+            if self.submission.directory is not None:
+                directory = str(self.workdir / "submission" / source.path.relative_to(
+                    self.submission.directory).parent)
+            modules.append({
+                "name": source.path.stem if source.path.stem.isidentifier() else "submission",
+                "directory": directory,
+                "provides": [name],
+                "units": [{"filename": u.filename, "source": u.source, "label": u.cell,
+                           "isolated": source.kind == "ipynb"}
+                          for u in source.units if not u.syntax_error],
+            })
+        return {"kind": "load", "modules": modules}
+
+    def start(self) -> None:
+        self.worker = Worker(self.workdir)
+        reply = self.worker.call(self.load_request(), self.options.timeout)
+        if not self.defined:
+            self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
+            failures = reply.get("failures", [])
+            self.failures = [f for f in failures if isinstance(f, dict)] if isinstance(failures, list) else []
+
+    def open(self) -> None:
+        """Start the first process; a load that hangs or dies is recorded, not raised."""
+        if self.submission.directory is not None:
+            copy_sources(self.submission, self.workdir / "submission")
+        try:
+            self.start()
+        except WorkerLost as lost:
+            self.load_lost = lost
+            self.close()
+
+    def call(self, request: dict, deadline: float) -> dict:
+        if self.load_lost is not None:
+            raise self.load_lost
+        if self.worker is None or not self.worker.alive:
+            self.start()
+        return self.worker.call(request, max(0.05, deadline - time.monotonic()))
+
+    def lose(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+    def output(self) -> str:
+        return self.worker.output() if self.worker is not None else ""
+
+    def close(self) -> None:
+        self.lose()
+
+
+def copy_sources(submission: Submission, destination: Path) -> None:
+    """Copy the submission's source files (never following links) for local imports."""
+    for source in submission.files:
+        target = destination / source.path.relative_to(submission.directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source.path, target, follow_symlinks=False)
+
+
+class TargetRun:
+    """Grades one target: its checks in order, until its code is lost."""
+
+    def __init__(self, target: str, session: Session, options: Options):
+        self.target = target
+        self.session = session
+        self.options = options
+        self.deadline = time.monotonic() + options.timeout
+        self.lost: WorkerLost | None = None
+
+    def request(self, case) -> dict:
+        if isinstance(case, TrainCase):
+            return {"kind": "train", "needs": "train_step", "nin": 3, "nouts": [4, 4, 1],
+                    "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS,
+                    "lr": case.lr, "steps": case.steps}
+        if self.target == "backward":
+            return {"kind": "backward", "exprs": [list(map(list, e)) for e in case.exprs],
+                    "inputs": case.values}
+        return {"kind": "op", "target": self.target, "expr": [list(n) for n in case.expr],
+                "inputs": case.values}
+
+    def evaluate(self, case) -> Verdict:
+        reply = self.session.call(self.request(case), self.deadline)
+        if isinstance(case, TrainCase):
+            return judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply)
+        if self.target == "backward":
+            return judge_backward(case, reply)
+        return judge_op(case, self.target, reply)
+
+    def run_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
+        result = CheckResult(check.id, self.target, check.title, "passed", points(check))
+        if check.generated:
+            verdicts = search(self.target if self.target in OP_TARGETS else None,
+                              self.evaluate, check.focus, self.options.max_examples)
+        else:
+            verdicts = [self.evaluate(case) for case in check.cases]
+        failing = [v for v in verdicts if not v.passed(check.focus)]
+        if failing:
+            worst = diagnose.smallest(failing) if check.generated else failing[0]
+            result.status = "error" if worst.error is not None else "failed"
+            if worst.error is not None:
+                result.message = feedback.describe_error(worst.error)
+            else:
+                result.counterexample = feedback.counterexample(worst, check.focus)
+                result.message = feedback.explain_case(result.counterexample)
+        return result, verdicts
+
+    def run(self) -> tuple[list[CheckResult], list[Verdict]]:
+        results, verdicts = [], []
+        missing = None
+        for check in CHECKS[self.target]:
+            if self.lost is not None or missing is not None:
+                status = "error" if missing else ("timeout" if self.lost.reason == "timeout" else "error")
+                detail = missing or self.lost.detail
+                results.append(CheckResult(check.id, self.target, check.title, status, points(check),
+                                           message=f"not run: {detail}"))
+                continue
+            try:
+                result, found = self.run_check(check)
+            except WorkerLost as lost:
+                self.lost = lost
+                self.session.lose()
+                results.append(CheckResult(check.id, self.target, check.title,
+                                           "timeout" if lost.reason == "timeout" else "error",
+                                           points(check), message=lost.detail))
+                continue
+            results.append(result)
+            verdicts.extend(found)
+            if any(v.error and v.error.get("type") == "NotImplementedError" for v in found):
+                missing = "not implemented"
+        return results, verdicts
+
+
+def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location: Location | None) -> list[Diagnosis]:
+    if target in OP_TARGETS:
+        codes = diagnose.diagnose_op(target, verdicts)
+    elif target == "backward":
+        codes = diagnose.diagnose_backward(verdicts)
+    else:
+        codes = diagnose.diagnose_train(verdicts)
+    found: list[tuple[str, Verdict | None, str]] = [(code, v, "") for code, v in codes.items()]
+    if run.lost is not None:
+        code = "timeout" if run.lost.reason == "timeout" else "crash"
+        found.append((code, None, run.lost.detail))
+    focus = "grad" if target == "backward" else "both"
+    return [
+        Diagnosis(code, target, feedback.message(code, target, v, focus, detail),
+                  line=location.line if location else None,
+                  file=location.file if location else None,
+                  cell=location.cell if location else None)
+        for code, v, detail in found
+    ]
+
+
+def grade(path: Path, options: Options | None = None) -> Report:
+    """Grade the submission at ``path``; ``InputError`` if there is nothing to grade."""
+    options = options or Options()
+    submission = read_submission(path)
+    report = Report(str(path))
+    with tempfile.TemporaryDirectory(prefix="micrograde-") as tmp:
+        session = Session(submission, Path(tmp), options)
+        problems = submission.load_problems()
+        for problem, location in problems:
+            report.diagnoses.append(Diagnosis(
+                "load-error", "submission", feedback.message("load-error", "submission", None, "both", problem),
+                line=location.line, file=location.file))
+        session.open()
+        if session.load_lost is not None:
+            lost = session.load_lost
+            code = "timeout" if lost.reason == "timeout" else "load-error"
+            detail = f"while loading, {lost.detail}"
+            report.diagnoses.append(Diagnosis(code, "submission",
+                                              feedback.message(code, "submission", None, "both", detail)))
+        for failure in session.failures:
+            cell = failure.get("unit")
+            if cell is None:
+                report.diagnoses.append(Diagnosis(
+                    "load-error", "submission",
+                    feedback.message("load-error", "submission", None, "both",
+                                     feedback.describe_error(failure)),
+                    line=failure.get("line"), file=failure.get("file")))
+            else:
+                report.warnings.append(f"cell {cell} raised {feedback.describe_error(failure)}")
+        try:
+            for target in ("add", "mul", "pow", "tanh", "backward", "train_step"):
+                if session.load_lost is not None:
+                    report.checks.extend(
+                        CheckResult(c.id, target, c.title, "error", points(c),
+                                    message="not run: the submission did not load")
+                        for c in CHECKS[target])
+                    continue
+                run = TargetRun(target, session, options)
+                results, verdicts = run.run()
+                report.checks.extend(results)
+                report.diagnoses.extend(diagnoses_for(target, run, verdicts, submission.location(target)))
+            report.output = session.output()
+        finally:
+            session.close()
+    return report

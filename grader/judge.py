@@ -1,0 +1,226 @@
+"""Turning raw observations from the child into verdicts, with two oracles.
+
+The reference oracle is the reference engine on the same expression and
+inputs. The finite-difference oracle is the central difference of a forward
+pass: of the student's own forward pass for the ops (so a gradient that is
+right for a wrong forward value is told apart from a wrong derivative), of the
+reference forward pass for ``backward``. Nothing received from the child is
+trusted: a value that is not a finite float is a failure of the case.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import reference
+from grader.cases import Case
+from grader.expr import Expr, build_values, evaluate, leaf_names, observe, operands
+
+REL_TOL = 1e-6  # against the reference: far above rounding, far below any real bug
+FD_TOL = 1e-4  # against finite differences, whose own error is about 1e-9
+
+
+def close(x: object, y: float, tol: float = REL_TOL) -> bool:
+    return isinstance(x, float) and abs(x - y) <= tol * max(1.0, abs(x), abs(y))
+
+
+def shown(x: object) -> object:
+    """A received value as the report shows it: the number, or what it was instead."""
+    if isinstance(x, dict) and "invalid" in x:
+        return f"<{x['invalid']}>"
+    return x
+
+
+def valid_list(x: object, length: int) -> bool:
+    return isinstance(x, list) and len(x) == length
+
+
+@dataclass
+class Verdict:
+    """How one case went: an error, or what was compared and which oracle disagreed."""
+
+    case: Case
+    error: dict | None = None
+    forward_ok: bool = True
+    grads_ok: bool = True
+    fd_ok: bool = True
+    expected: dict[str, float] = field(default_factory=dict)
+    actual: dict[str, object] = field(default_factory=dict)
+    expected_data: float | None = None
+    actual_data: object = None
+    trace: list = field(default_factory=list)  # backward: per run, the order _backward ran
+    runs: list = field(default_factory=list)  # backward: per run, every node's gradient
+    train: dict = field(default_factory=dict)  # train_step: what was compared
+    faults: set = field(default_factory=set)  # backward: what the traces show went wrong
+
+    def passed(self, focus: str) -> bool:
+        if self.error is not None:
+            return False
+        if focus == "data":
+            return self.forward_ok
+        if focus == "grad":
+            return self.grads_ok
+        return self.forward_ok and self.grads_ok
+
+    @property
+    def oracle(self) -> str:
+        if not self.grads_ok and not self.fd_ok:
+            return "both"
+        if not self.grads_ok:
+            return "reference"
+        if not self.fd_ok:
+            return "finite-difference"
+        return "reference"
+
+
+def malformed(case: Case, what: str) -> Verdict:
+    return Verdict(case, error={"type": "MalformedReply", "message": what, "phase": "grader"})
+
+
+def judge_op(case: Case, target: str, reply: dict) -> Verdict:
+    """Compare one op case: forward values of every node, then the leaves' gradients."""
+    if "error" in reply:
+        return Verdict(case, error=reply["error"] if isinstance(reply["error"], dict) else {})
+    expr, inputs = case.expr, case.values
+    data, grads = evaluate(expr, inputs, reference.Value)
+    got_data, got_grads, probes = reply.get("data"), reply.get("grads"), reply.get("fd")
+    if not (valid_list(got_data, len(expr)) and valid_list(got_grads, len(expr))
+            and isinstance(probes, dict)):
+        return malformed(case, "the reply does not have the expected shape")
+    verdict = Verdict(case, expected_data=data[-1], actual_data=shown(got_data[-1]))
+    verdict.forward_ok = all(
+        close(got, want) for node, got, want in zip(expr, got_data, data) if node[0] != "const"
+    )
+    for i, node in enumerate(expr):
+        if node[0] != "leaf":
+            continue
+        name = node[1]
+        verdict.expected[name] = grads[i]
+        verdict.actual[name] = shown(got_grads[i])
+        verdict.grads_ok &= close(got_grads[i], grads[i])
+        probe = probes.get(name)
+        if isinstance(probe, list) and len(probe) == 3 and all(isinstance(p, float) for p in probe):
+            slope = (probe[0] - probe[1]) / (2 * probe[2])
+            verdict.fd_ok &= close(got_grads[i], slope, FD_TOL)
+        else:
+            verdict.fd_ok = False
+    return verdict
+
+
+def reference_runs(case: Case) -> tuple[list[list], list[float]]:
+    """Every node's gradient after each ``backward()`` (roots sharing leaves), and the
+    finite-difference slope of the roots' sum for each leaf, in name order."""
+    leaves: dict = {}
+    runs = []
+    for expr in case.exprs:
+        built = build_values(expr, case.values, reference.Value, leaves)
+        built[-1].backward()
+        runs.append(observe(built, "grad"))
+
+    def forward(values: dict[str, float]) -> float:
+        return sum(build_values(expr, values, reference.Value)[-1].data for expr in case.exprs)
+
+    slopes = []
+    for name in sorted(leaves):
+        x = case.values[name]
+        h = 1e-5 * max(1.0, abs(x))
+        up, down = forward({**case.values, name: x + h}), forward({**case.values, name: x - h})
+        slopes.append((up - down) / (2 * h))
+    return runs, slopes
+
+
+def judge_backward(case: Case, reply: dict) -> Verdict:
+    """Compare the leaves' gradients after the student's ``backward()`` on each root."""
+    if "error" in reply:
+        return Verdict(case, error=reply["error"] if isinstance(reply["error"], dict) else {})
+    runs = reply.get("runs")
+    if not valid_list(runs, len(case.exprs)) or not all(
+        isinstance(r, dict) and valid_list(r.get("grads"), len(e)) and isinstance(r.get("trace"), list)
+        and all(isinstance(i, int) for i in r["trace"])
+        for r, e in zip(runs, case.exprs)
+    ):
+        return malformed(case, "the reply does not have the expected shape")
+    expected_runs, slopes = reference_runs(case)
+    verdict = Verdict(case, trace=[r["trace"] for r in runs], runs=[r["grads"] for r in runs])
+    last_got, last_want = runs[-1]["grads"], expected_runs[-1]
+    names = sorted({n for expr in case.exprs for n in leaf_names(expr)})
+    final: dict[str, tuple[object, float]] = {}
+    for expr, got, want in zip(case.exprs, (r["grads"] for r in runs), expected_runs):
+        for i, node in enumerate(expr):
+            if node[0] == "leaf":
+                final[node[1]] = (got[i], want[i])
+    for name, slope in zip(names, slopes):
+        got, want = final[name]
+        verdict.expected[name] = want
+        verdict.actual[name] = shown(got)
+        verdict.grads_ok &= close(got, want)
+        verdict.fd_ok &= close(got, slope, FD_TOL)
+    verdict.expected_data = last_want[-1]
+    verdict.actual_data = shown(last_got[-1])
+    if not verdict.grads_ok:
+        for expr, run in zip(case.exprs, runs):
+            verdict.faults |= trace_faults(expr, run["trace"], run["grads"][-1])
+        if not verdict.faults:
+            # Every node ran once, in order, from a seeded root: the pass itself
+            # replaced gradient it should only have added to.
+            verdict.faults.add("no-accumulation")
+    return verdict
+
+
+def trace_faults(expr: Expr, trace: list[int], root_grad: object) -> set[str]:
+    """What is wrong with one backward pass, read from the order its nodes ran in."""
+    faults = set()
+    if not close(root_grad, 1.0):
+        faults.add("missing-seed")
+    internal = [i for i, node in enumerate(expr) if node[0] not in ("leaf", "const")]
+    calls = {i: [k for k, j in enumerate(trace) if j == i] for i in internal}
+    if any(not calls[i] for i in internal):
+        faults.add("incomplete-traversal")
+    if any(len(calls[i]) > 1 for i in internal):
+        faults.add("repeated-visit")
+    if not faults & {"incomplete-traversal", "repeated-visit"}:
+        for i in internal:
+            for j in operands(expr[i]):
+                if j in calls and calls[j] and calls[i] and calls[j][0] < calls[i][0]:
+                    faults.add("wrong-order")
+    return faults
+
+
+def reference_training(weights: list[float], xs: list, ys: list, lr: float, steps: int) -> dict:
+    """Losses and parameters after each of ``steps`` reference training steps."""
+    model = reference.MLP(len(xs[0]), [4, 4, 1])
+    for p, w in zip(model.parameters(), weights):
+        p.data = w
+    losses, params = [], []
+    for _ in range(steps):
+        losses.append(reference.train_step(model, xs, ys, lr))
+        params.append([p.data for p in model.parameters()])
+    return {"losses": losses, "params": params}
+
+
+def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dict) -> Verdict:
+    """Compare parameters after every step, and the losses returned, with the reference."""
+    verdict = Verdict(case)
+    if "error" in reply:
+        verdict.error = reply["error"] if isinstance(reply["error"], dict) else {}
+        return verdict
+    want = reference_training(weights, xs, ys, case.lr, case.steps)
+    losses, params = reply.get("losses"), reply.get("params")
+    if not (valid_list(losses, case.steps) and valid_list(params, case.steps)
+            and all(valid_list(p, len(weights)) for p in params)):
+        return malformed(case, "the reply does not have the expected shape")
+    moved = [any(not close(x, w) for x, w in zip(step, weights)) for step in params]
+    right = [all(close(x, w) for x, w in zip(got, exp)) for got, exp in zip(params, want["params"])]
+    verdict.grads_ok = all(right)
+    verdict.forward_ok = all(close(x, w) for x, w in zip(losses, want["losses"]))
+    verdict.train = {"right_steps": right, "moved": moved, "losses": [shown(x) for x in losses],
+                     "expected_losses": want["losses"]}
+    first_wrong = next((k for k, ok in enumerate(right) if not ok), None)
+    if first_wrong is not None:
+        got, exp = params[first_wrong], want["params"][first_wrong]
+        worst = max(range(len(weights)),
+                    key=lambda i: abs(got[i] - exp[i]) if isinstance(got[i], float) else math.inf)
+        verdict.expected = {f"param[{worst}] after step {first_wrong + 1}": exp[worst]}
+        verdict.actual = {f"param[{worst}] after step {first_wrong + 1}": shown(got[worst])}
+    return verdict

@@ -1,0 +1,61 @@
+"""Reading a notebook submission as plain Python, cell by cell.
+
+Jupyter code cells may hold IPython syntax that plain Python rejects (``%time``,
+``%%timeit``, ``!pip install``, ``obj?``). None of it is needed to define the
+graded code, and none of it may run a shell, so it is neutralised here: line
+magics and shell escapes become ``pass``, cell magics drop the whole cell.
+Cells tagged ``skip-grading`` are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from grader.submission import InputError
+
+SKIP_TAG = "skip-grading"
+_MAGIC_LINE = re.compile(r"^(\s*)(?:[%!]|[A-Za-z_][\w.]*\s*=\s*[%!]).*$")
+_HELP_LINE = re.compile(r"^(\s*)[\w.\[\]()]+\s*\?\??\s*$")
+_IPYTHON_IMPORT = re.compile(r"^(\s*)(?:from\s+IPython[\w.]*\s+import\b|import\s+IPython\b).*$")
+
+
+def neutralise(code: str) -> str | None:
+    """Plain Python for one code cell, or ``None`` when the cell is a cell magic."""
+    if code.lstrip().startswith("%%"):
+        return None
+    lines = []
+    for line in code.splitlines():
+        for pattern in (_MAGIC_LINE, _HELP_LINE, _IPYTHON_IMPORT):
+            match = pattern.match(line)
+            if match:
+                line = f"{match.group(1)}pass  # IPython syntax, not run by the grader"
+                break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def notebook_cells(raw: bytes, display: str) -> list[tuple[int, str]]:
+    """``(cell number, python code)`` for each gradable code cell, numbered from 1 over all cells."""
+    import nbformat
+
+    try:
+        notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
+    except UnicodeDecodeError:
+        raise InputError(f"{display}: not a notebook (the file is not UTF-8 text)") from None
+    except (json.JSONDecodeError, nbformat.reader.NotJSONError):
+        raise InputError(f"{display}: not a notebook (invalid JSON)") from None
+    except Exception as exc:  # nbformat raises several unrelated types for malformed files
+        raise InputError(f"{display}: not a valid notebook ({type(exc).__name__})") from None
+    if not isinstance(notebook.get("cells"), list):
+        raise InputError(f"{display}: not a valid notebook (no cells)")
+    cells = []
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        if SKIP_TAG in cell.get("metadata", {}).get("tags", []):
+            continue
+        code = neutralise(cell.get("source", ""))
+        if code is not None:
+            cells.append((number, code))
+    return cells

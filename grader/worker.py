@@ -1,0 +1,160 @@
+"""The grading process's handle on a child process that runs submission code.
+
+A ``Worker`` starts ``grader/harness.py`` in its own process and session,
+talks to it over a private pair of pipes, and enforces a deadline on every
+reply. A child that hangs, dies or answers garbage is killed and reported as
+``WorkerLost``; the caller decides what that costs and starts a fresh one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import reference.engine
+import reference.nn
+
+HARNESS = Path(__file__).with_name("harness.py")
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+OUTPUT_CAP_BYTES = 64 * 1024
+
+
+class WorkerLost(BaseException):
+    """The child stopped answering: ``reason`` is ``"timeout"`` or ``"crash"``.
+
+    A ``BaseException`` so that Hypothesis stops at once instead of treating
+    it as one more failing example to shrink.
+    """
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def reference_sources() -> dict[str, str]:
+    """The reference engine as text: the child builds it without importing ``reference``."""
+    modules = {"engine": reference.engine, "nn": reference.nn}
+    return {name: Path(m.__file__).read_text(encoding="utf-8") for name, m in modules.items()}
+
+
+class Worker:
+    """One child process, started on first use."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.process: subprocess.Popen | None = None
+        self._ids = 0
+        self._buffer = b""
+        self.spawns = 0
+
+    def start(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        self.spawns += 1
+        out = open(self.workdir / f"stdout.{self.spawns}", "wb")
+        err = open(self.workdir / f"stderr.{self.spawns}", "wb")
+        env = {
+            "PATH": os.defpath,
+            "HOME": str(self.workdir),
+            "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONIOENCODING": "utf-8",
+        }
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-s", "-P", str(HARNESS), str(req_r), str(rep_w)],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                cwd=self.workdir,
+                env=env,
+                pass_fds=(req_r, rep_w),
+                start_new_session=True,
+            )
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+            out.close()
+            err.close()
+        self._requests = os.fdopen(req_w, "wb", buffering=0)
+        self._replies = rep_r
+        self._buffer = b""
+        self.call({"kind": "init", "reference": reference_sources()}, timeout=10.0)
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def call(self, request: dict, timeout: float) -> dict:
+        """Send one request and wait at most ``timeout`` seconds for its reply."""
+        if self.process is None:
+            self.start()
+        self._ids += 1
+        request = {**request, "id": self._ids}
+        try:
+            self._requests.write((json.dumps(request) + "\n").encode())
+        except (BrokenPipeError, OSError):
+            self.kill()
+            raise WorkerLost("crash", "the submission's process exited") from None
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise WorkerLost("timeout", f"no answer within {timeout:g} s")
+            ready, _, _ = select.select([self._replies], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(self._replies, 65536)
+            if not chunk:
+                self.kill()
+                raise WorkerLost("crash", "the submission's process exited")
+            self._buffer += chunk
+            if len(self._buffer) > MAX_REPLY_BYTES:
+                self.kill()
+                raise WorkerLost("crash", "the submission's process sent an oversized reply")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            self.kill()
+            raise WorkerLost("crash", "the submission's process sent an unreadable reply") from None
+        if not isinstance(reply, dict) or reply.get("id") != self._ids:
+            self.kill()
+            raise WorkerLost("crash", "the submission's process sent an unexpected reply")
+        return reply
+
+    def output(self) -> str:
+        """What the submission printed, capped, for the report."""
+        parts = []
+        for stream in ("stdout", "stderr"):
+            for n in range(1, self.spawns + 1):
+                path = self.workdir / f"{stream}.{n}"
+                if path.exists():
+                    with open(path, "rb") as fh:
+                        parts.append(fh.read(OUTPUT_CAP_BYTES))
+        return b"".join(parts)[:OUTPUT_CAP_BYTES].decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        """End the child and everything it started in its session."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.wait()
+        self.process = None
+        self._requests.close()
+        os.close(self._replies)
+
+    def close(self) -> None:
+        self.kill()
