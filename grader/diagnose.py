@@ -49,9 +49,9 @@ def diagnose_op(target: str, verdicts: list[Verdict]) -> dict[str, Verdict]:
             codes.setdefault("constant-operand", smallest(forward_bad))
         else:
             codes["wrong-forward"] = smallest([v for v in forward_bad if not constant(v)])
-    # A wrong gradient that is right for the student's own (wrong) forward pass is
-    # the forward pass's fault only.
-    grads_bad = [v for v in ran if not v.grads_ok and (v.forward_ok or not v.fd_ok)]
+    # Where the forward value is already wrong, the gradients prove nothing more:
+    # only cases with a right forward pass speak about the derivative.
+    grads_bad = [v for v in ran if v.forward_ok and not v.grads_ok]
     single = [v for v in grads_bad if not constant(v) and not features(v.case.expr).reuse]
     reused = [v for v in grads_bad if not constant(v) and features(v.case.expr).reuse]
     with_constant = [v for v in grads_bad if constant(v)]
@@ -74,8 +74,11 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
         codes["crash"] = smallest(errors)
     for verdict in sorted((v for v in verdicts if v.error is None and not v.grads_ok),
                           key=lambda v: sum(len(e) for e in v.case.exprs)):
-        for fault in verdict.faults:
+        for fault in sorted(verdict.faults):
             codes.setdefault(fault, verdict)
+    if "incomplete-traversal" in codes or "repeated-visit" in codes:
+        # Order only means something for a pass that runs every node once.
+        codes.pop("wrong-order", None)
     return codes
 
 

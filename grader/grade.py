@@ -212,6 +212,35 @@ def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location
     ]
 
 
+def load_diagnoses(submission: Submission, session: Session, report: Report) -> dict[str, str]:
+    """Record load-level problems; return, for ``Value`` and ``train_step``, why they could not be loaded."""
+    blocked: dict[str, str] = {}
+
+    def problem(code: str, detail: str, line: int | None = None, file: str | None = None) -> None:
+        report.diagnoses.append(Diagnosis(code, "submission",
+                                          feedback.message(code, "submission", None, "both", detail),
+                                          line=line, file=file))
+
+    for detail, location in submission.load_problems():
+        problem("load-error", detail, location.line, location.file)
+        for name, source in submission.providers.items():
+            if source.display == location.file:
+                blocked[name] = f"{location.describe()} did not load"
+    if session.load_lost is not None:
+        lost = session.load_lost
+        problem("timeout" if lost.reason == "timeout" else "load-error", f"while loading, {lost.detail}")
+        return {name: "the submission did not load" for name in ("Value", "train_step")}
+    for failure in session.failures:
+        if failure.get("unit") is not None:
+            report.warnings.append(f"cell {failure['unit']} raised {feedback.describe_error(failure)}")
+            continue
+        problem("load-error", feedback.describe_error(failure), failure.get("line"), failure.get("file"))
+        for name in ("Value", "train_step"):
+            if not session.defined.get(name):
+                blocked.setdefault(name, "the submission stopped with an error before defining it")
+    return blocked
+
+
 def grade(path: Path, options: Options | None = None) -> Report:
     """Grade the submission at ``path``; ``InputError`` if there is nothing to grade."""
     options = options or Options()
@@ -219,35 +248,14 @@ def grade(path: Path, options: Options | None = None) -> Report:
     report = Report(str(path))
     with tempfile.TemporaryDirectory(prefix="micrograde-") as tmp:
         session = Session(submission, Path(tmp), options)
-        problems = submission.load_problems()
-        for problem, location in problems:
-            report.diagnoses.append(Diagnosis(
-                "load-error", "submission", feedback.message("load-error", "submission", None, "both", problem),
-                line=location.line, file=location.file))
-        session.open()
-        if session.load_lost is not None:
-            lost = session.load_lost
-            code = "timeout" if lost.reason == "timeout" else "load-error"
-            detail = f"while loading, {lost.detail}"
-            report.diagnoses.append(Diagnosis(code, "submission",
-                                              feedback.message(code, "submission", None, "both", detail)))
-        for failure in session.failures:
-            cell = failure.get("unit")
-            if cell is None:
-                report.diagnoses.append(Diagnosis(
-                    "load-error", "submission",
-                    feedback.message("load-error", "submission", None, "both",
-                                     feedback.describe_error(failure)),
-                    line=failure.get("line"), file=failure.get("file")))
-            else:
-                report.warnings.append(f"cell {cell} raised {feedback.describe_error(failure)}")
         try:
+            session.open()
+            blocked = load_diagnoses(submission, session, report)
             for target in ("add", "mul", "pow", "tanh", "backward", "train_step"):
-                if session.load_lost is not None:
-                    report.checks.extend(
-                        CheckResult(c.id, target, c.title, "error", points(c),
-                                    message="not run: the submission did not load")
-                        for c in CHECKS[target])
+                reason = blocked.get("train_step" if target == "train_step" else "Value")
+                if reason is not None:
+                    report.checks.extend(CheckResult(c.id, target, c.title, "error", points(c),
+                                                     message=f"not run: {reason}") for c in CHECKS[target])
                     continue
                 run = TargetRun(target, session, options)
                 results, verdicts = run.run()

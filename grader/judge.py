@@ -187,16 +187,29 @@ def trace_faults(expr: Expr, trace: list[int], root_grad: object) -> set[str]:
     return faults
 
 
-def reference_training(weights: list[float], xs: list, ys: list, lr: float, steps: int) -> dict:
-    """Losses and parameters after each of ``steps`` reference training steps."""
-    model = reference.MLP(len(xs[0]), [4, 4, 1])
+def reference_model(weights: list[float]) -> reference.MLP:
+    model = reference.MLP(3, [4, 4, 1])
     for p, w in zip(model.parameters(), weights):
         p.data = w
+    return model
+
+
+def reference_training(weights: list[float], xs: list, ys: list, lr: float, steps: int) -> dict:
+    """Losses and parameters after each of ``steps`` reference training steps."""
+    model = reference_model(weights)
     losses, params = [], []
     for _ in range(steps):
         losses.append(reference.train_step(model, xs, ys, lr))
         params.append([p.data for p in model.parameters()])
     return {"losses": losses, "params": params}
+
+
+def loss_at(weights: list, xs: list, ys: list) -> float | None:
+    """The loss of the reference MLP with these parameters (``None`` if they are not all numbers)."""
+    if not all(isinstance(w, float) for w in weights):
+        return None
+    model = reference_model(weights)
+    return sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), reference.Value(0.0)).data
 
 
 def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dict) -> Verdict:
@@ -213,11 +226,17 @@ def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dic
     moved = [any(not close(x, w) for x, w in zip(step, weights)) for step in params]
     right = [all(close(x, w) for x, w in zip(got, exp)) for got, exp in zip(params, want["params"])]
     verdict.grads_ok = all(right)
-    verdict.forward_ok = all(close(x, w) for x, w in zip(losses, want["losses"]))
-    verdict.train = {"right_steps": right, "moved": moved, "losses": [shown(x) for x in losses],
-                     "expected_losses": want["losses"]}
+    # Each returned loss is judged on the parameters the student's own previous
+    # step left, so a wrong update does not also count as a wrong loss.
+    before = [weights, *params[:-1]]
+    expected_losses = [loss_at(p, xs, ys) for p in before]
+    verdict.forward_ok = all(e is None or close(x, e) for x, e in zip(losses, expected_losses))
+    verdict.train = {"right_steps": right, "moved": moved}
+    if not verdict.forward_ok:
+        verdict.expected = {"loss returned by step 1": expected_losses[0]}
+        verdict.actual = {"loss returned by step 1": shown(losses[0])}
     first_wrong = next((k for k, ok in enumerate(right) if not ok), None)
-    if first_wrong is not None:
+    if first_wrong is not None and verdict.forward_ok:
         got, exp = params[first_wrong], want["params"][first_wrong]
         worst = max(range(len(weights)),
                     key=lambda i: abs(got[i] - exp[i]) if isinstance(got[i], float) else math.inf)
