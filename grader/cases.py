@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.expr import Expr, Sym, compile_sym, leaf
+from grader.expr import Expr, Sym, compile_sym, leaf, render
 
 POINTS = {"add": 15.0, "mul": 15.0, "pow": 15.0, "tanh": 15.0, "backward": 20.0, "train_step": 20.0}
 
@@ -30,11 +30,28 @@ class Case:
     def values(self) -> dict[str, float]:
         return dict(self.inputs)
 
+    @property
+    def size(self) -> int:
+        return sum(len(e) for e in self.exprs)
+
+    @property
+    def label(self) -> str:
+        """The expressions as a person writes them, in the order their backward() runs."""
+        return " ; then ".join(render(e) for e in self.exprs)
+
 
 @dataclass(frozen=True)
 class TrainCase:
     steps: int
     lr: float
+
+    @property
+    def size(self) -> int:
+        return self.steps
+
+    @property
+    def label(self) -> str:
+        return f"{self.steps} step{'s' if self.steps > 1 else ''} of train_step with lr = {self.lr:g}"
 
 
 @dataclass(frozen=True)

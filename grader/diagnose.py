@@ -15,9 +15,8 @@ from grader.judge import Verdict
 
 
 def smallest(verdicts: list[Verdict]) -> Verdict:
-    from grader.expr import render
-
-    return min(verdicts, key=lambda v: (sum(len(e) for e in v.case.exprs), render(v.case.expr)))
+    """The verdict with the smallest case: the one a student can check by hand."""
+    return min(verdicts, key=lambda v: (v.case.size, v.case.label))
 
 
 def _errors(verdicts: list[Verdict]) -> tuple[Verdict | None, list[Verdict]]:
@@ -73,7 +72,7 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     if errors:
         codes["crash"] = smallest(errors)
     for verdict in sorted((v for v in verdicts if v.error is None and not v.grads_ok),
-                          key=lambda v: sum(len(e) for e in v.case.exprs)):
+                          key=lambda v: (v.case.size, v.case.label)):
         for fault in sorted(verdict.faults):
             codes.setdefault(fault, verdict)
     if "incomplete-traversal" in codes or "repeated-visit" in codes:

@@ -5,7 +5,7 @@ Messages describe behaviour and ideas, never the code that fixes them.
 
 from __future__ import annotations
 
-from grader.expr import render
+from grader.cases import TrainCase
 from grader.judge import Verdict
 from grader.report import Counterexample, tidy
 
@@ -84,10 +84,9 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
     if verdict.error is not None:
         return None
     case = verdict.case
-    if hasattr(case, "lr"):
-        return Counterexample(f"train_step x{case.steps}", {}, dict(verdict.expected),
-                              dict(verdict.actual), "reference", learning_rate=case.lr)
-    expression = " ; then ".join(render(e) for e in case.exprs)
+    if isinstance(case, TrainCase):
+        return Counterexample(case.label, {}, dict(verdict.expected), dict(verdict.actual), "reference")
+    expression = case.label
     if focus != "grad" and not verdict.forward_ok:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
                               {"data": verdict.actual_data}, "reference")

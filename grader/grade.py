@@ -156,7 +156,7 @@ class TargetRun:
             verdicts = [self.evaluate(case) for case in check.cases]
         failing = [v for v in verdicts if not v.passed(check.focus)]
         if failing:
-            worst = diagnose.smallest(failing) if check.generated else failing[0]
+            worst = diagnose.smallest(failing)
             result.status = "error" if worst.error is not None else "failed"
             if worst.error is not None:
                 result.message = feedback.describe_error(worst.error)
@@ -212,6 +212,16 @@ def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location
     ]
 
 
+def cell_warning(submission: Submission, failure: dict) -> str:
+    """A notebook cell that raised: its number, its first line, and the error (not a lost point)."""
+    cell = failure["unit"]
+    first = next((line.strip() for source in submission.files for unit in source.units
+                  if unit.filename == failure.get("unit_file") for line in unit.source.splitlines()
+                  if line.strip()), "")
+    error = {**failure, "line": None}
+    return f"cell {cell} (`{first[:60]}`) raised {feedback.describe_error(error)}"
+
+
 def load_diagnoses(submission: Submission, session: Session, report: Report) -> dict[str, str]:
     """Record load-level problems; return, for ``Value`` and ``train_step``, why they could not be loaded."""
     blocked: dict[str, str] = {}
@@ -232,7 +242,7 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
         return {name: "the submission did not load" for name in ("Value", "train_step")}
     for failure in session.failures:
         if failure.get("unit") is not None:
-            report.warnings.append(f"cell {failure['unit']} raised {feedback.describe_error(failure)}")
+            report.warnings.append(cell_warning(submission, failure))
             continue
         problem("load-error", feedback.describe_error(failure), failure.get("line"), failure.get("file"))
         for name in ("Value", "train_step"):

@@ -327,6 +327,7 @@ def load(api, request):
             failure = run_unit(unit, module.__dict__)
             if failure is not None:
                 failure["unit"] = unit.get("label")
+                failure["unit_file"] = unit["filename"]
                 failures.append(failure)
                 if not unit.get("isolated"):
                     break

@@ -36,7 +36,6 @@ class Counterexample:
     expected: dict[str, object]
     actual: dict[str, object]
     oracle: str  # "reference", "finite-difference" or "both"
-    learning_rate: float | None = None
 
     def to_json(self) -> dict:
         return tidy({

@@ -1,0 +1,130 @@
+"""The command line: exit statuses, the JSON shape, one-line errors, no traces left behind."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import CORPUS, ROOT, SOLUTION, micrograde
+
+
+def test_reference_gets_full_marks_and_exit_0():
+    result = micrograde("grade", "reference")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "100 / 100" in result.stdout
+
+
+def test_exercises_are_not_implemented_everywhere():
+    result = micrograde("grade", "exercises", "--format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["score"] == 0.0
+    assert sorted((d["target"], d["code"]) for d in report["diagnoses"]) == sorted(
+        (t, "not-implemented") for t in ("add", "mul", "pow", "tanh", "backward", "train_step"))
+
+
+def test_json_shape(tmp_path):
+    path = tmp_path / "work.py"
+    path.write_text(SOLUTION.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad")
+                    .replace("other.grad += self.data * out.grad", "other.grad = self.data * out.grad"))
+    result = micrograde("grade", str(path), "--format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["schema_version"] == 1
+    assert report["submission"] == str(path)
+    assert report["max_score"] == 100.0
+    assert report["score"] == sum(c["score"] for c in report["checks"])
+    check = next(c for c in report["checks"] if c["id"] == "mul.reused-node")
+    assert check["status"] == "failed" and check["score"] == 0.0 and check["max_score"] == 3.0
+    example = check["counterexample"]
+    assert example["expression"] == "(a * a)"
+    assert example["inputs"] == {"a": 2.0}
+    assert example["expected"] == {"a": 4.0} and example["actual"] == {"a": 2.0}
+    assert example["oracle"] == "both"
+    [diagnosis] = report["diagnoses"]
+    assert diagnosis["code"] == "grad-overwrite" and diagnosis["target"] == "mul"
+    assert SOLUTION.splitlines()[diagnosis["line"] - 1].strip() == "def __mul__(self, other):"
+    assert "(a * a)" in diagnosis["message"] and "+=" in diagnosis["message"]
+
+
+def test_output_file(tmp_path):
+    out = tmp_path / "report.json"
+    result = micrograde("grade", "reference", "--format", "json", "--output", str(out))
+    assert result.returncode == 0 and result.stdout == ""
+    assert json.loads(out.read_text())["score"] == 100.0
+
+
+def test_text_report_names_the_bug(tmp_path):
+    path = tmp_path / "work.py"
+    path.write_text(SOLUTION.replace("for node in reversed(topo):", "for node in topo:"))
+    result = micrograde("grade", str(path))
+    assert result.returncode == 1
+    assert "[wrong-order] backward" in result.stdout
+    assert "\033[" not in result.stdout  # no colour when not on a terminal
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["grade", "no/such/file.py"], "no such file or directory"),
+    (["grade", "pyproject.toml"], "unsupported file type"),
+    (["grade", "{empty}"], "empty"),
+    (["grade", "{binary}"], "binary"),
+    (["grade", "{bad_json}"], "invalid JSON"),
+    (["grade", "{truncated}"], "not a notebook"),
+    (["grade", "{nothing}"], "no .py or .ipynb"),
+    (["grade", "reference", "--format", "yaml"], "invalid choice"),
+    (["frobnicate"], "invalid choice"),
+    (["grade", "reference", "--timeout", "0"], "--timeout"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
+    (tmp_path / "empty.py").write_text("")
+    (tmp_path / "binary.py").write_bytes(b"\x00\x01\x02 not python")
+    (tmp_path / "bad.ipynb").write_text("{not json")
+    (tmp_path / "truncated.ipynb").write_text('{"cells": [{"cell_type": "code", "source": "x = 1"')
+    (tmp_path / "nothing").mkdir()
+    (tmp_path / "nothing" / "notes.txt").write_text("hello")
+    names = {"empty": "empty.py", "binary": "binary.py", "bad_json": "bad.ipynb",
+             "truncated": "truncated.ipynb", "nothing": "nothing"}
+    args = [str(tmp_path / names[a[1:-1]]) if a.startswith("{") else a for a in args]
+    result = micrograde(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_exit_at_import_never_gives_exit_0(tmp_path):
+    path = tmp_path / "work.py"
+    path.write_text("import sys\nsys.exit(0)\n" + SOLUTION)
+    result = micrograde("grade", str(path), "--format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["score"] == 0.0
+    assert [d["code"] for d in report["diagnoses"]] == ["load-error"]
+
+
+def test_syntax_error_is_a_load_error_with_its_line(tmp_path):
+    path = tmp_path / "work.py"
+    path.write_text(SOLUTION.replace("def __add__(self, other):", "def __add__(self, other)"))
+    report = json.loads(micrograde("grade", str(path), "--format", "json").stdout)
+    [diagnosis] = report["diagnoses"]
+    assert diagnosis["code"] == "load-error" and diagnosis["target"] == "submission"
+    assert SOLUTION.splitlines()[diagnosis["line"] - 1].strip() == "def __add__(self, other):"
+    assert "SyntaxError" in diagnosis["message"]
+
+
+def test_grading_is_deterministic_and_leaves_nothing_behind(tmp_path):
+    path = tmp_path / "work.py"
+    path.write_text(SOLUTION.replace("for node in reversed(topo):", "for node in topo:")
+                    .replace("self.grad += (1 - t**2) * out.grad", "self.grad += (1 - t) * out.grad"))
+    first = micrograde("grade", str(path), "--format", "json", cwd=tmp_path)
+    second = micrograde("grade", str(path), "--format", "json", cwd=tmp_path)
+    assert first.returncode == second.returncode == 1
+    assert first.stdout == second.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work.py"]
+
+
+def test_directory_and_single_file_agree():
+    whole = json.loads(micrograde("grade", str(CORPUS / "correct_dir"), "--format", "json").stdout)
+    assert whole["score"] == 100.0 and whole["diagnoses"] == []
+    assert (ROOT / "exercises").is_dir()
