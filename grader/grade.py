@@ -7,6 +7,7 @@ the next target gets a fresh process, so one bad method never costs another.
 
 from __future__ import annotations
 
+import importlib
 import random
 import shutil
 import tempfile
@@ -18,7 +19,6 @@ from grader import diagnose, feedback
 from grader.cases import CHECKS, Check, TrainCase, points
 from grader.judge import Verdict, judge_backward, judge_op, judge_train
 from grader.report import CheckResult, Diagnosis, Report
-from grader.search import search
 from grader.submission import Location, Submission, read_submission
 from grader.worker import Worker, WorkerLost
 
@@ -31,7 +31,7 @@ TRAIN_WEIGHTS = [round(w, 6) for w in (random.Random(2024 + i).uniform(-1, 1) fo
 @dataclass(frozen=True)
 class Options:
     timeout: float = 10.0  # seconds of wall clock for each target, and for loading
-    max_examples: int = 30  # generated expressions per target
+    max_examples: int = 25  # generated expressions per target
 
 
 class Session:
@@ -73,9 +73,13 @@ class Session:
             })
         return {"kind": "load", "modules": modules}
 
-    def start(self) -> None:
+    def start(self, meanwhile=None) -> None:
+        """Start a process and load the submission; ``meanwhile`` runs while it loads."""
         self.worker = Worker(self.workdir)
-        reply = self.worker.call(self.load_request(), self.options.timeout)
+        load_id = self.worker.send(self.load_request())
+        if meanwhile is not None:
+            meanwhile()
+        reply = self.worker.receive(load_id, self.options.timeout)
         if not self.defined:
             self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
             failures = reply.get("failures", [])
@@ -86,7 +90,8 @@ class Session:
         if self.submission.directory is not None:
             copy_sources(self.submission, self.workdir / "submission")
         try:
-            self.start()
+            # Importing Hypothesis takes as long as the child takes to start: overlap them.
+            self.start(meanwhile=lambda: importlib.import_module("grader.search"))
         except WorkerLost as lost:
             self.load_lost = lost
             self.close()
@@ -150,6 +155,8 @@ class TargetRun:
     def run_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
         result = CheckResult(check.id, self.target, check.title, "passed", points(check))
         if check.generated:
+            from grader.search import search
+
             verdicts = search(self.target if self.target in OP_TARGETS else None,
                               self.evaluate, check.focus, self.options.max_examples)
         else:

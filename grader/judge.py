@@ -10,6 +10,7 @@ trusted: a value that is not a finite float is a failure of the case.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -194,7 +195,8 @@ def reference_model(weights: list[float]) -> reference.MLP:
     return model
 
 
-def reference_training(weights: list[float], xs: list, ys: list, lr: float, steps: int) -> dict:
+@functools.lru_cache(maxsize=16)
+def _reference_training(weights: tuple, xs: tuple, ys: tuple, lr: float, steps: int) -> dict:
     """Losses and parameters after each of ``steps`` reference training steps."""
     model = reference_model(weights)
     losses, params = [], []
@@ -202,6 +204,10 @@ def reference_training(weights: list[float], xs: list, ys: list, lr: float, step
         losses.append(reference.train_step(model, xs, ys, lr))
         params.append([p.data for p in model.parameters()])
     return {"losses": losses, "params": params}
+
+
+def reference_training(weights: list[float], xs: list, ys: list, lr: float, steps: int) -> dict:
+    return _reference_training(tuple(weights), tuple(map(tuple, xs)), tuple(ys), lr, steps)
 
 
 def loss_at(weights: list, xs: list, ys: list) -> float | None:

@@ -18,7 +18,7 @@ from hypothesis.errors import Flaky
 from grader.judge import Verdict
 from grader.strategies import expressions
 
-SHRINK_BUDGET = 150  # examples tried after the first failure, so shrinking stays quick
+SHRINK_BUDGET = 80  # examples tried after the first failure, so shrinking stays quick
 
 # Hypothesis keeps a cache directory (for constants it finds in local source
 # files) relative to the working directory. Grading must leave no trace next to

@@ -87,24 +87,41 @@ class Worker:
         self._requests = os.fdopen(req_w, "wb", buffering=0)
         self._replies = rep_r
         self._buffer = b""
-        self.call({"kind": "init", "reference": reference_sources()}, timeout=10.0)
+        self._unawaited = {self.send({"kind": "init", "reference": reference_sources()})}
 
     @property
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def call(self, request: dict, timeout: float) -> dict:
-        """Send one request and wait at most ``timeout`` seconds for its reply."""
+    def send(self, request: dict) -> int:
+        """Send a request without waiting; returns the id its reply will carry."""
         if self.process is None:
             self.start()
         self._ids += 1
-        request = {**request, "id": self._ids}
         try:
-            self._requests.write((json.dumps(request) + "\n").encode())
+            self._requests.write((json.dumps({**request, "id": self._ids}) + "\n").encode())
         except (BrokenPipeError, OSError):
             self.kill()
             raise WorkerLost("crash", "the submission's process exited") from None
+        return self._ids
+
+    def receive(self, request_id: int, timeout: float) -> dict:
+        """Wait at most ``timeout`` seconds for the reply to ``request_id``."""
         deadline = time.monotonic() + timeout
+        while True:
+            reply = self._next_reply(deadline, timeout)
+            if reply.get("id") == request_id:
+                return reply
+            if reply.get("id") not in self._unawaited:
+                self.kill()
+                raise WorkerLost("crash", "the submission's process sent an unexpected reply")
+            self._unawaited.discard(reply.get("id"))
+
+    def call(self, request: dict, timeout: float) -> dict:
+        """Send one request and wait at most ``timeout`` seconds for its reply."""
+        return self.receive(self.send(request), timeout)
+
+    def _next_reply(self, deadline: float, timeout: float) -> dict:
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -125,11 +142,10 @@ class Worker:
         try:
             reply = json.loads(line)
         except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
             self.kill()
-            raise WorkerLost("crash", "the submission's process sent an unreadable reply") from None
-        if not isinstance(reply, dict) or reply.get("id") != self._ids:
-            self.kill()
-            raise WorkerLost("crash", "the submission's process sent an unexpected reply")
+            raise WorkerLost("crash", "the submission's process sent an unreadable reply")
         return reply
 
     def output(self) -> str:
