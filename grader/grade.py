@@ -156,9 +156,11 @@ class TargetRun:
         result = CheckResult(check.id, self.target, check.title, "passed", points(check))
         if check.generated:
             from grader.search import search
+            from grader.strategies import expressions
 
-            verdicts = search(self.target if self.target in OP_TARGETS else None,
-                              self.evaluate, check.focus, self.options.max_examples)
+            strategy = (expressions(self.target) if self.target in OP_TARGETS
+                        else expressions(None, roots=2))
+            verdicts = search(strategy, self.evaluate, check.focus, self.options.max_examples)
         else:
             verdicts = [self.evaluate(case) for case in check.cases]
         failing = [v for v in verdicts if not v.passed(check.focus)]

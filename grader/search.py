@@ -14,9 +14,9 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import Flaky
+from hypothesis.strategies import SearchStrategy
 
 from grader.judge import Verdict
-from grader.strategies import expressions
 
 SHRINK_BUDGET = 80  # examples tried after the first failure, so shrinking stays quick
 
@@ -41,7 +41,7 @@ class _Enough(BaseException):
     """The shrink budget is spent; stops Hypothesis at once (it only catches Exception)."""
 
 
-def search(target: str | None, evaluate: Callable[[object], Verdict], focus: str,
+def search(strategy: SearchStrategy, evaluate: Callable[[object], Verdict], focus: str,
            max_examples: int) -> list[Verdict]:
     """Verdicts of the failing cases found (empty when every generated case passed)."""
     failures: list[Verdict] = []
@@ -50,7 +50,7 @@ def search(target: str | None, evaluate: Callable[[object], Verdict], focus: str
     @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
               phases=(Phase.explicit, Phase.generate, Phase.shrink), report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False)
-    @given(expressions(target))
+    @given(strategy)
     def probe(case) -> None:
         if failures:
             after_failure[0] += 1

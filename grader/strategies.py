@@ -1,14 +1,17 @@
 """Hypothesis strategies for expressions that stress an autograd engine.
 
-Expressions are grown one operation at a time, each operation taking its
-operands from *any* earlier node: so nodes get reused (``a * a``), graphs get
-diamonds, and a shared node can be reached by paths of different lengths.
-Every choice shrinks towards something simpler (fewer nodes, the most recent
-operand, no constant, exponent 2), so a failure shrinks to a small,
-readable expression.
+An expression is a list of operations, each taking the previous result as its
+first operand, so every operation lies on the path to the root and the graph
+is as deep as the list is long. The second operand of ``+`` and ``*`` may be
+any earlier node or a plain number: that is where reuse (``a * a``),
+diamonds and shared nodes reached by paths of different lengths come from.
+Being a list, it shrinks well: Hypothesis deletes operations anywhere, so a
+failure shrinks to a small, readable expression.
 """
 
 from __future__ import annotations
+
+import functools
 
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -16,49 +19,70 @@ from hypothesis import strategies as st
 from grader.cases import Case
 from grader.expr import OPS, Expr, prune, safe_domain
 
-CONSTANTS = (None, 2.0, -1.5, 0.5)
+# (plain-number operand or None, operands swapped), first the simplest
+OTHER_OPERAND = ((None, False), (None, True), (2.0, False), (2.0, True), (-1.5, False), (0.5, True))
 EXPONENTS = (2, 3, -1, 0.5, 0, 1, -2, 1.5)
 NAMES = "abc"
+# Leaf values: away from 0 and 1 (where many wrong derivatives look right), at
+# most 2 in size so every node stays well inside floating point.
+INPUTS = (2.0, -1.5, 0.5, 1.25, -0.75, 1.5, -2.0, 0.25, -0.5, 1.75, -1.25, 0.75, -0.25, 0.3, -1.7, 1.1)
 
 
-@st.composite
-def _expressions(draw, target: str | None) -> Case:
-    n_leaves = draw(st.integers(1, 3))
+def _operations(kinds: tuple[str, ...]) -> st.SearchStrategy:
+    """One operation: (kind, which earlier node, the other operand, exponent)."""
+    return st.tuples(st.sampled_from(kinds), st.integers(0, 7), st.sampled_from(OTHER_OPERAND),
+                     st.sampled_from(EXPONENTS))
+
+
+def interpret(operations: list[tuple], target: str | None, n_leaves: int = len(NAMES)) -> Expr:
+    """The expression a list of operations describes; the first one is ``target`` when given."""
     nodes: list = [("leaf", name) for name in NAMES[:n_leaves]]
-    kinds = OPS if target is None else (target, *(k for k in OPS if k != target))
     values = list(range(n_leaves))  # nodes that are Values, not plain numbers
-
-    def operand() -> int:
-        return values[len(values) - 1 - draw(st.integers(0, len(values) - 1))]
-
-    for step in range(draw(st.integers(1, 5))):
-        kind = target if (step == 0 and target) else draw(st.sampled_from(kinds))
-        first = operand()
+    for step, (kind, pick, (constant, swapped), exponent) in enumerate(operations):
+        kind = target if step == 0 and target else kind
+        earlier = values[len(values) - 1 - pick % len(values)]
+        first = earlier if step == 0 else values[-1]
         if kind == "tanh":
             nodes.append(("tanh", first))
         elif kind == "pow":
-            nodes.append(("pow", first, draw(st.sampled_from(EXPONENTS))))
+            nodes.append(("pow", first, exponent))
         else:
-            constant = draw(st.sampled_from(CONSTANTS))
-            if constant is None:
-                other = operand()
-            else:
+            if constant is not None:
                 nodes.append(("const", constant))
-                other = len(nodes) - 1
-            pair = (other, first) if draw(st.booleans()) else (first, other)
-            nodes.append((kind, *pair))
+                earlier = len(nodes) - 1
+            nodes.append((kind, *((earlier, first) if swapped else (first, earlier))))
         values.append(len(nodes) - 1)
-    expr: Expr = prune(tuple(nodes))
-    assume(target is None or any(node[0] == target for node in expr))
-    inputs = {}
-    for node in expr:
-        if node[0] == "leaf":
-            magnitude = draw(st.floats(0.25, 2.0, allow_nan=False, allow_infinity=False))
-            inputs[node[1]] = -magnitude if draw(st.booleans()) else magnitude
-    assume(safe_domain(expr, inputs))
-    return Case((expr,), tuple(sorted(inputs.items())))
+    return rename_leaves(prune(tuple(nodes)))
 
 
-def expressions(target: str | None = None) -> st.SearchStrategy[Case]:
-    """Cases whose expression contains ``target`` (any op when ``None``)."""
-    return _expressions(target)
+def rename_leaves(expr: Expr) -> Expr:
+    """Name the leaves a, b, c in the order they appear, so ``(c * c)`` reads ``(a * a)``."""
+    names = iter(NAMES)
+    return tuple(("leaf", next(names)) if node[0] == "leaf" else node for node in expr)
+
+
+_n_leaves = st.integers(1, len(NAMES))
+_input = st.sampled_from(INPUTS)
+
+
+@st.composite
+def _cases(draw, target: str | None, roots: st.SearchStrategy) -> Case:
+    n_leaves = draw(_n_leaves)
+    exprs = tuple(interpret(ops, target, n_leaves) for ops in draw(roots))
+    used = sorted({node[1] for expr in exprs for node in expr if node[0] == "leaf"})
+    inputs = {name: draw(_input) for name in used}
+    assume(all(safe_domain(expr, inputs) for expr in exprs))
+    return Case(exprs, tuple(sorted(inputs.items())))
+
+
+@functools.cache
+def expressions(target: str | None = None, roots: int = 1) -> st.SearchStrategy[Case]:
+    """Cases whose expression starts with ``target`` (any op when ``None``).
+
+    With ``roots=2`` a case may hold two expressions that share their leaves,
+    for a second ``backward()`` that must add to the first one's gradients.
+    """
+    kinds = OPS if target is None else (target, *(k for k in OPS if k != target))
+    operations = st.lists(_operations(kinds), min_size=1, max_size=6)
+    lists = operations.map(lambda ops: [ops]) if roots == 1 else st.lists(operations, min_size=1, max_size=roots)
+    return _cases(target, lists)
