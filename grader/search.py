@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.configuration import set_hypothesis_home_dir
@@ -24,7 +25,7 @@ SHRINK_BUDGET = 80  # examples tried after the first failure, so shrinking stays
 # files) relative to the working directory. Grading must leave no trace next to
 # the submission, and must not generate differently depending on which local
 # modules happen to be imported, so both are switched off.
-set_hypothesis_home_dir(tempfile.mkdtemp(prefix="micrograde-hypothesis-"))
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "micrograde-hypothesis-unused")
 try:
     from hypothesis.internal.conjecture import providers as _providers
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import pytest
 from helpers import CORPUS, ROOT, SOLUTION, micrograde
@@ -122,9 +124,29 @@ def test_grading_is_deterministic_and_leaves_nothing_behind(tmp_path):
     assert first.returncode == second.returncode == 1
     assert first.stdout == second.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["work.py"]
+    assert not (Path(tempfile.gettempdir()) / "micrograde-hypothesis-unused").exists()
 
 
-def test_directory_and_single_file_agree():
-    whole = json.loads(micrograde("grade", str(CORPUS / "correct_dir"), "--format", "json").stdout)
-    assert whole["score"] == 100.0 and whole["diagnoses"] == []
-    assert (ROOT / "exercises").is_dir()
+def test_a_missing_name_is_not_implemented_not_a_crash(tmp_path):
+    path = tmp_path / "engine_only.py"
+    path.write_text(SOLUTION.split("def train_step")[0])
+    result = micrograde("grade", str(path), "--format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert [(d["target"], d["code"]) for d in report["diagnoses"]] == [("train_step", "not-implemented")]
+    assert report["score"] == 80.0
+
+
+def test_directory_submission_with_local_imports():
+    report = json.loads(micrograde("grade", str(CORPUS / "correct_dir"), "--format", "json").stdout)
+    assert report["score"] == 100.0 and report["diagnoses"] == []
+
+
+def test_copy_of_exercises_with_edited_py_files(tmp_path):
+    work = tmp_path / "exercises"
+    work.mkdir()
+    for name in ("train.py", "micrograd.ipynb"):
+        (work / name).write_text((ROOT / "exercises" / name).read_text())
+    (work / "engine.py").write_text(SOLUTION.split("def train_step")[0])
+    report = json.loads(micrograde("grade", str(work), "--format", "json").stdout)
+    assert [(d["target"], d["code"]) for d in report["diagnoses"]] == [("train_step", "not-implemented")]
