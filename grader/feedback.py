@@ -34,7 +34,8 @@ WHAT = {
     "wrong-update": "The parameters move in the wrong direction or by the wrong amount.",
     "wrong-loss": "train_step returns the wrong loss: it should be the loss before the update, as a number.",
     "load-error": "The submission could not be loaded: {error}.",
-    "forbidden-import": "The submission uses a library or the grader's own engine to compute gradients.",
+    "forbidden-import": "The submission uses an autograd library or the grader's own code ({detail}), "
+                        "so its gradients cannot be its own: the score is 0.",
 }
 
 CONCEPT = {

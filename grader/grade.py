@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import diagnose, feedback
+from grader import diagnose, feedback, sandbox
 from grader.cases import CHECKS, Check, TrainCase, points
 from grader.judge import Verdict, judge_backward, judge_op, judge_train
 from grader.report import CheckResult, Diagnosis, Report
@@ -45,6 +45,9 @@ class Session:
         self.defined: dict[str, bool] = {}
         self.failures: list[dict] = []
         self.load_lost: WorkerLost | None = None
+        self.violations: list[str] = []
+        self.truncated = False
+        self.filesystem = ""
 
     def load_request(self) -> dict:
         modules = []
@@ -75,11 +78,13 @@ class Session:
 
     def start(self, meanwhile=None) -> None:
         """Start a process and load the submission; ``meanwhile`` runs while it loads."""
-        self.worker = Worker(self.workdir)
+        self.worker = Worker(self.workdir, cpu_seconds=int(self.options.timeout * 8) + 10)
         load_id = self.worker.send(self.load_request())
         if meanwhile is not None:
             meanwhile()
-        reply = self.worker.receive(load_id, self.options.timeout)
+        reply = self.observe(self.worker.receive(load_id, self.options.timeout))
+        if not self.filesystem:
+            self.filesystem = str(self.worker.init_reply.get("filesystem", ""))
         if not self.defined:
             self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
             failures = reply.get("failures", [])
@@ -101,7 +106,17 @@ class Session:
             raise self.load_lost
         if self.worker is None or not self.worker.alive:
             self.start()
-        return self.worker.call(request, max(0.05, deadline - time.monotonic()))
+        return self.observe(self.worker.call(request, max(0.05, deadline - time.monotonic())))
+
+    def observe(self, reply: dict) -> dict:
+        """Keep what every reply says about the process itself: cheating attempts, cut output."""
+        violations = reply.get("violations")
+        if isinstance(violations, list):
+            for v in violations:
+                if isinstance(v, str) and v not in self.violations and len(self.violations) < 20:
+                    self.violations.append(v[:300])
+        self.truncated |= reply.get("truncated") is True
+        return reply
 
     def lose(self) -> None:
         if self.worker is not None:
@@ -260,6 +275,23 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
     return blocked
 
 
+def cheating(submission: Submission, session: Session, report: Report) -> None:
+    """``forbidden-import`` for every use of an autograd library or of the grader, seen or attempted."""
+    found = [(f"imports {name}", location) for name, location in submission.forbidden_imports()]
+    found += [(f"tried to {what}", None) for what in session.violations]
+    for what, location in found:
+        report.diagnoses.append(Diagnosis(
+            "forbidden-import", "submission",
+            feedback.message("forbidden-import", "submission", None, "both", what),
+            line=location.line if location else None, file=location.file if location else None,
+            cell=location.cell if location else None))
+
+
+def session_sandbox(session: Session) -> dict:
+    detected = sandbox.detect()
+    return detected.to_json({"filesystem": session.filesystem} if session.filesystem else None)
+
+
 def grade(path: Path, options: Options | None = None) -> Report:
     """Grade the submission at ``path``; ``InputError`` if there is nothing to grade."""
     options = options or Options()
@@ -281,6 +313,10 @@ def grade(path: Path, options: Options | None = None) -> Report:
                 report.checks.extend(results)
                 report.diagnoses.extend(diagnoses_for(target, run, verdicts, submission.location(target)))
             report.output = session.output()
+            if session.truncated:
+                report.warnings.append("the submission printed more than the report keeps; the rest was dropped")
+            cheating(submission, session, report)
+            report.sandbox = session_sandbox(session)
         finally:
             session.close()
     return report

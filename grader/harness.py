@@ -10,6 +10,13 @@ The grading process decides what those numbers mean.
 Requests and replies are JSON lines on two private file descriptors passed on
 the command line; the submission's own stdout and stderr go elsewhere.
 
+Before any submission code runs, the harness confines itself (see ``confine``
+and ``Guard``): with namespaces it hides the grader's files and makes the
+filesystem read-only but for the working directory; always, an audit hook
+refuses what no solution needs (processes, signals, sockets, ``ctypes``,
+threads, writes outside the working directory) and records what counts as
+cheating (importing an autograd library or the grader, reading its files).
+
 Expressions arrive as a list of nodes in topological order, the last being the
 root: ``["leaf", name]``, ``["const", number]``, ``["add", i, j]``,
 ``["mul", i, j]``, ``["pow", i, exponent]``, ``["tanh", i]``.
@@ -29,7 +36,7 @@ RULES = {
     "add": (lambda x, y: x + y, lambda x, y, out: (1.0, 1.0)),
     "mul": (lambda x, y: x * y, lambda x, y, out: (y, x)),
     "pow": (lambda x, k: x**k, lambda x, k, out: (k * x ** (k - 1), 0.0)),
-    "tanh": (lambda x: math.tanh(x), lambda x, out: (1.0 - out * out,)),
+    "tanh": (lambda x, _tanh=math.tanh: _tanh(x), lambda x, out: (1.0 - out * out,)),
 }
 OP_LABELS = {"add": "+", "mul": "*", "tanh": "tanh"}
 SUBMISSION_FILES: set = set()
@@ -344,16 +351,179 @@ def load(api, request):
 HANDLERS = {"load": load, "op": op_case, "backward": backward_case, "train": train_case}
 
 
+FORBIDDEN_MODULES = {"torch", "jax", "jaxlib", "autograd", "sympy", "micrograd", "tensorflow", "tinygrad",
+                     "mxnet", "reference", "grader", "micrograde"}
+UNSAFE_MODULES = {"ctypes", "_ctypes", "cffi"}
+PROCESS_EVENTS = {"os.fork", "os.forkpty", "os.system", "os.exec", "os.spawn", "os.posix_spawn",
+                  "subprocess.Popen", "pty.spawn", "os.kill", "os.killpg", "socket.__new__",
+                  "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata"}
+PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.link",
+               "os.symlink", "os.truncate", "os.utime", "shutil.rmtree", "os.chflags", "os.lchflags"}
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+class Guard:
+    """The audit hook: refuses what no solution needs, records what counts as cheating."""
+
+    def __init__(self, workdir, hidden):
+        self.workdir = os.path.realpath(workdir)
+        self.hidden = [os.path.realpath(h) for h in hidden]
+        self.violations = []
+        self.active = False
+
+    def note(self, what):
+        if what not in self.violations:
+            self.violations.append(what)
+
+    def inside(self, path, roots):
+        return any(path == r or path.startswith(r + os.sep) for r in roots)
+
+    def resolve(self, path):
+        try:
+            return os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return None
+
+    def __call__(self, event, args):
+        if not self.active:
+            return
+        if event == "import":
+            top = str(args[0]).split(".")[0]
+            if top in FORBIDDEN_MODULES:
+                self.note(f"import {args[0]}")
+                raise ImportError(f"{args[0]} may not be used by a submission")
+            if top in UNSAFE_MODULES:
+                raise ImportError(f"{args[0]} is not available while grading")
+        elif event in PROCESS_EVENTS:
+            raise PermissionError(f"{event} is not allowed while grading")
+        elif event == "open":
+            path = None if isinstance(args[0], int) else self.resolve(args[0])
+            if path is None:
+                return
+            if self.inside(path, self.hidden):
+                self.note(f"read {path}")
+                raise PermissionError(f"{path}: the grader's files are off limits")
+            mode, flags = args[1], args[2]
+            writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                isinstance(flags, int) and flags & WRITE_FLAGS)
+            if writes and not self.inside(path, [self.workdir, "/dev/null"]):
+                raise PermissionError(f"{path}: a submission may only write in its working directory")
+        elif event in PATH_EVENTS:
+            for arg in args[:2]:
+                if isinstance(arg, (str, bytes, os.PathLike)):
+                    path = self.resolve(arg)
+                    if path is not None and not self.inside(path, [self.workdir]):
+                        raise PermissionError(f"{event} outside the working directory is not allowed")
+
+
+class CappedOutput:
+    """``sys.stdout``/``sys.stderr`` for the submission: the first bytes are kept, the rest dropped."""
+
+    def __init__(self, fd, cap):
+        self.fd = fd
+        self.left = cap
+        self.truncated = False
+        self.encoding = "utf-8"
+        self.errors = "replace"
+
+    def write(self, text):
+        data = str(text).encode("utf-8", "replace")
+        if len(data) > self.left:
+            data = data[: max(self.left, 0)]
+            self.truncated = True
+        if data:
+            self.left -= len(data)
+            try:
+                os.write(self.fd, data)
+            except OSError:
+                self.left = 0
+                self.truncated = True
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self.fd
+
+
+def no_threads(*args, **kwargs):
+    raise RuntimeError("starting threads is not allowed while grading")
+
+
+def confine(workdir, hidden):
+    """Inside fresh mount namespace: hide the grader's files, make everything else read-only.
+
+    Returns how far it got, for the report. Runs before any submission code,
+    so it may use ``ctypes``.
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+
+    def mount(source, target, fstype, flags, data):
+        return libc.mount(source.encode() if source else None, target.encode(),
+                          fstype.encode() if fstype else None, flags, data.encode() if data else None) == 0
+
+    mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    hidden_ok = all(mount("micrograde", h, "tmpfs", MS_RDONLY, "size=16k,mode=755") for h in hidden)
+    if os.path.isdir("/dev/shm"):
+        mount("micrograde", "/dev/shm", "tmpfs", 0, "size=16m")
+    mount(workdir, workdir, None, MS_BIND, None)
+    readonly = True
+    with open("/proc/self/mountinfo", encoding="utf-8") as info:
+        points = [line.split()[4] for line in info]
+    for point in points:
+        point = point.replace("\\040", " ")
+        if point == workdir or point.startswith(("/proc", "/sys", "/dev")) or point in hidden:
+            continue
+        if not mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) and point == "/":
+            readonly = False
+    if hidden_ok and readonly:
+        return "grader files hidden; read-only outside the working directory"
+    if hidden_ok:
+        return "grader files hidden; the filesystem stays writable"
+    return "not confined (mounts refused)"
+
+
+def start_guards(request):
+    """Confine the process and install the audit hook; return the guard and a summary."""
+    summary = "blocked in Python only"
+    if request.get("confine"):
+        try:
+            summary = confine(request["workdir"], request["hidden"])
+        except OSError as exc:
+            summary = f"not confined ({exc})"
+    guard = Guard(request["workdir"], request["hidden"])
+    sys.addaudithook(guard)
+    import _thread
+    import threading
+
+    _thread.start_new_thread = no_threads
+    threading._start_new_thread = no_threads
+    sys.stdout = CappedOutput(1, request["output_cap"])
+    sys.stderr = CappedOutput(2, request["output_cap"])
+    guard.active = True
+    return guard, summary
+
+
 def main():
-    requests = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
-    replies = int(sys.argv[2])
-    sys.setrecursionlimit(10_000)
+    requests = os.fdopen(int(sys.argv[-2]), "r", encoding="utf-8")
+    replies = int(sys.argv[-1])
+    decode = json.JSONDecoder().decode
+    encode = json.JSONEncoder().encode
     api = {}
+    guard = None
     for line in requests:
-        request = json.loads(line)
+        request = decode(line)
         if request["kind"] == "init":
             api["reference"] = load_reference(request["reference"])
-            reply = {}
+            guard, summary = start_guards(request)
+            reply = {"filesystem": summary}
         else:
             handler = HANDLERS[request["kind"]]
             if request["kind"] != "load" and request.get("needs", "Value") not in api:
@@ -361,7 +531,9 @@ def main():
                                    "phase": "load", "line": None, "file": None}}
             else:
                 reply = handler(api, request)
-        payload = (json.dumps({"id": request["id"], **reply}) + "\n").encode()
+        reply["violations"] = list(guard.violations) if guard else []
+        reply["truncated"] = bool(getattr(sys.stdout, "truncated", False) or getattr(sys.stderr, "truncated", False))
+        payload = (encode({"id": request["id"], **reply}) + "\n").encode()
         view = memoryview(payload)
         while view:
             view = view[os.write(replies, view):]

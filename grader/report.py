@@ -98,9 +98,16 @@ class Report:
     diagnoses: list[Diagnosis] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     output: str = ""
+    sandbox: dict = field(default_factory=dict)
+
+    @property
+    def forbidden(self) -> bool:
+        return any(d.code == "forbidden-import" for d in self.diagnoses)
 
     @property
     def score(self) -> float:
+        if self.forbidden:
+            return 0.0
         return round(sum(c.score for c in self.checks), 4)
 
     @property
@@ -132,4 +139,5 @@ class Report:
             "diagnoses": [d.to_json() for d in self.diagnoses],
             "warnings": list(self.warnings),
             "output": self.output,
+            "sandbox": self.sandbox,
         }

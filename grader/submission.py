@@ -105,6 +105,21 @@ class Submission:
                             location = Location(source.display, item.lineno, unit.cell)
         return location or source.defines("Value")
 
+    def forbidden_imports(self) -> list[tuple[str, Location]]:
+        """Imports of an autograd library or of the grader in the files graded, found by reading them.
+
+        (What those files import from elsewhere is caught when it runs.)"""
+        from grader.harness import FORBIDDEN_MODULES
+
+        found = []
+        for source in dict.fromkeys(self.providers.values()):
+            for unit in source.units:
+                for node in ast.walk(unit.tree) if unit.tree else ():
+                    for name in imported_names(node):
+                        if name.split(".")[0] in FORBIDDEN_MODULES:
+                            found.append((name, Location(source.display, node.lineno, unit.cell)))
+        return found
+
     def load_problems(self) -> list[tuple[str, Location]]:
         """Problems found before running anything: unreadable files, syntax errors."""
         problems = []
@@ -115,6 +130,20 @@ class Submission:
                 if unit.syntax_error and source.kind == "py":
                     problems.append((unit.syntax_error, Location(source.display, unit.syntax_line)))
         return problems
+
+
+def imported_names(node: ast.AST) -> list[str]:
+    """Modules an ``import`` statement, ``__import__("...")`` or ``import_module("...")`` names."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [node.module] if node.module and node.level == 0 else []
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name in ("__import__", "import_module") and isinstance(node.args[0].value, str):
+            return [node.args[0].value]
+    return []
 
 
 def parse_unit(unit: Unit) -> Unit:

@@ -19,10 +19,18 @@ from pathlib import Path
 
 import reference.engine
 import reference.nn
+from grader import sandbox
 
-HARNESS = Path(__file__).with_name("harness.py")
+HARNESS_SOURCE = Path(__file__).with_name("harness.py").read_text(encoding="utf-8")
+# Read once, when the grader starts: nothing a submission does later can change
+# what the next child is given.
+REFERENCE_SOURCES = {
+    name: Path(module.__file__).read_text(encoding="utf-8")
+    for name, module in (("engine", reference.engine), ("nn", reference.nn))
+}
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 OUTPUT_CAP_BYTES = 64 * 1024
+CHILD_MARK = "micrograde-child"  # in every child's command line, so a leftover one can be found
 
 
 class WorkerLost(BaseException):
@@ -38,21 +46,18 @@ class WorkerLost(BaseException):
         self.detail = detail
 
 
-def reference_sources() -> dict[str, str]:
-    """The reference engine as text: the child builds it without importing ``reference``."""
-    modules = {"engine": reference.engine, "nn": reference.nn}
-    return {name: Path(m.__file__).read_text(encoding="utf-8") for name, m in modules.items()}
-
-
 class Worker:
     """One child process, started on first use."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, cpu_seconds: int = 120):
         self.workdir = workdir
+        self.cpu_seconds = cpu_seconds
+        self.sandbox = sandbox.detect()
         self.process: subprocess.Popen | None = None
         self._ids = 0
         self._buffer = b""
         self.spawns = 0
+        self.init_id: int | None = None
 
     def start(self) -> None:
         req_r, req_w = os.pipe()
@@ -68,9 +73,10 @@ class Worker:
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONIOENCODING": "utf-8",
         }
+        argv = [sys.executable, "-s", "-P", "-c", HARNESS_SOURCE, CHILD_MARK, str(req_r), str(rep_w)]
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-s", "-P", str(HARNESS), str(req_r), str(rep_w)],
+                self.sandbox.wrap(argv),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
@@ -78,6 +84,7 @@ class Worker:
                 env=env,
                 pass_fds=(req_r, rep_w),
                 start_new_session=True,
+                preexec_fn=lambda: sandbox.limits(self.cpu_seconds),
             )
         finally:
             os.close(req_r)
@@ -87,7 +94,12 @@ class Worker:
         self._requests = os.fdopen(req_w, "wb", buffering=0)
         self._replies = rep_r
         self._buffer = b""
-        self._unawaited = {self.send({"kind": "init", "reference": reference_sources()})}
+        self.init_id = self.send({
+            "kind": "init", "reference": REFERENCE_SOURCES, "workdir": str(self.workdir.resolve()),
+            "hidden": sandbox.hidden_paths(), "confine": self.sandbox.isolated, "output_cap": OUTPUT_CAP_BYTES,
+        })
+        self._unawaited = {self.init_id}
+        self.init_reply: dict = {}
 
     @property
     def alive(self) -> bool:
@@ -116,6 +128,8 @@ class Worker:
                 self.kill()
                 raise WorkerLost("crash", "the submission's process sent an unexpected reply")
             self._unawaited.discard(reply.get("id"))
+            if reply.get("id") == self.init_id:
+                self.init_reply = reply
 
     def call(self, request: dict, timeout: float) -> dict:
         """Send one request and wait at most ``timeout`` seconds for its reply."""
