@@ -20,7 +20,7 @@ from grader.cases import CHECKS, Check, TrainCase, points
 from grader.judge import Verdict, judge_backward, judge_op, judge_train
 from grader.report import CheckResult, Diagnosis, Report
 from grader.submission import Location, Submission, read_submission
-from grader.worker import Worker, WorkerLost
+from grader.worker import Worker, WorkerLost, captured_output
 
 OP_TARGETS = ("add", "mul", "pow", "tanh")
 TRAIN_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
@@ -47,6 +47,7 @@ class Session:
         self.load_lost: WorkerLost | None = None
         self.violations: list[str] = []
         self.truncated = False
+        self.children = 0
         self.filesystem = ""
 
     def load_request(self) -> dict:
@@ -78,7 +79,8 @@ class Session:
 
     def start(self, meanwhile=None) -> None:
         """Start a process and load the submission; ``meanwhile`` runs while it loads."""
-        self.worker = Worker(self.workdir, cpu_seconds=int(self.options.timeout * 8) + 10)
+        self.children += 1
+        self.worker = Worker(self.workdir, cpu_seconds=int(self.options.timeout * 8) + 10, number=self.children)
         load_id = self.worker.send(self.load_request())
         if meanwhile is not None:
             meanwhile()
@@ -124,7 +126,7 @@ class Session:
             self.worker = None
 
     def output(self) -> str:
-        return self.worker.output() if self.worker is not None else ""
+        return captured_output(self.workdir, self.children)
 
     def close(self) -> None:
         self.lose()
@@ -276,15 +278,19 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
 
 
 def cheating(submission: Submission, session: Session, report: Report) -> None:
-    """``forbidden-import`` for every use of an autograd library or of the grader, seen or attempted."""
-    found = [(f"imports {name}", location) for name, location in submission.forbidden_imports()]
-    found += [(f"tried to {what}", None) for what in session.violations]
-    for what, location in found:
-        report.diagnoses.append(Diagnosis(
-            "forbidden-import", "submission",
-            feedback.message("forbidden-import", "submission", None, "both", what),
-            line=location.line if location else None, file=location.file if location else None,
-            cell=location.cell if location else None))
+    """One ``forbidden-import`` for any use of an autograd library or of the grader, seen or attempted."""
+    static = submission.forbidden_imports()
+    evidence = [f"imports {name}" for name, _ in static]
+    evidence += [f"tried to {what}" for what in session.violations
+                 if not any(what == f"import {name}" for name, _ in static)]
+    if not evidence:
+        return
+    location = static[0][1] if static else None
+    report.diagnoses.append(Diagnosis(
+        "forbidden-import", "submission",
+        feedback.message("forbidden-import", "submission", None, "both", "; ".join(dict.fromkeys(evidence[:5]))),
+        line=location.line if location else None, file=location.file if location else None,
+        cell=location.cell if location else None))
 
 
 def session_sandbox(session: Session) -> dict:
@@ -297,7 +303,7 @@ def grade(path: Path, options: Options | None = None) -> Report:
     options = options or Options()
     submission = read_submission(path)
     report = Report(str(path))
-    with tempfile.TemporaryDirectory(prefix="micrograde-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
         session = Session(submission, Path(tmp), options)
         try:
             session.open()

@@ -49,22 +49,21 @@ class WorkerLost(BaseException):
 class Worker:
     """One child process, started on first use."""
 
-    def __init__(self, workdir: Path, cpu_seconds: int = 120):
+    def __init__(self, workdir: Path, cpu_seconds: int = 120, number: int = 1):
         self.workdir = workdir
+        self.number = number  # names this child's output files
         self.cpu_seconds = cpu_seconds
         self.sandbox = sandbox.detect()
         self.process: subprocess.Popen | None = None
         self._ids = 0
         self._buffer = b""
-        self.spawns = 0
         self.init_id: int | None = None
 
     def start(self) -> None:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        self.spawns += 1
-        out = open(self.workdir / f"stdout.{self.spawns}", "wb")
-        err = open(self.workdir / f"stderr.{self.spawns}", "wb")
+        out = open(self.workdir / f"stdout.{self.number}", "wb")
+        err = open(self.workdir / f"stderr.{self.number}", "wb")
         env = {
             "PATH": os.defpath,
             "HOME": str(self.workdir),
@@ -162,17 +161,6 @@ class Worker:
             raise WorkerLost("crash", "the submission's process sent an unreadable reply")
         return reply
 
-    def output(self) -> str:
-        """What the submission printed, capped, for the report."""
-        parts = []
-        for stream in ("stdout", "stderr"):
-            for n in range(1, self.spawns + 1):
-                path = self.workdir / f"{stream}.{n}"
-                if path.exists():
-                    with open(path, "rb") as fh:
-                        parts.append(fh.read(OUTPUT_CAP_BYTES))
-        return b"".join(parts)[:OUTPUT_CAP_BYTES].decode("utf-8", "replace")
-
     def kill(self) -> None:
         """End the child and everything it started in its session."""
         if self.process is None:
@@ -188,3 +176,15 @@ class Worker:
 
     def close(self) -> None:
         self.kill()
+
+
+def captured_output(workdir: Path, children: int) -> str:
+    """What the submission printed in all its children, capped, for the report."""
+    parts = []
+    for stream in ("stdout", "stderr"):
+        for n in range(1, children + 1):
+            path = workdir / f"{stream}.{n}"
+            if path.is_file() and not path.is_symlink():
+                with open(path, "rb") as fh:
+                    parts.append(fh.read(OUTPUT_CAP_BYTES))
+    return b"".join(parts)[:OUTPUT_CAP_BYTES].decode("utf-8", "replace")
