@@ -17,7 +17,7 @@ from pathlib import Path
 
 from grader import diagnose, feedback, sandbox
 from grader.cases import CHECKS, Check, TrainCase, points
-from grader.judge import Verdict, judge_backward, judge_op, judge_train
+from grader.judge import Verdict, judge_backward, judge_op, judge_train, malformed
 from grader.report import CheckResult, Diagnosis, Report
 from grader.submission import Location, Submission, read_submission
 from grader.worker import Worker, WorkerLost, captured_output
@@ -163,11 +163,15 @@ class TargetRun:
 
     def evaluate(self, case) -> Verdict:
         reply = self.session.call(self.request(case), self.deadline)
-        if isinstance(case, TrainCase):
-            return judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply)
-        if self.target == "backward":
-            return judge_backward(case, reply)
-        return judge_op(case, self.target, reply)
+        try:
+            if isinstance(case, TrainCase):
+                return judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply)
+            if self.target == "backward":
+                return judge_backward(case, reply)
+            return judge_op(case, self.target, reply)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError):
+            # The child is not trusted: a reply that cannot be read is this case's failure.
+            return malformed(case, "the reply could not be read")
 
     def run_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
         result = CheckResult(check.id, self.target, check.title, "passed", points(check))
@@ -270,7 +274,9 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
         if failure.get("unit") is not None:
             report.warnings.append(cell_warning(submission, failure))
             continue
-        problem("load-error", feedback.describe_error(failure), failure.get("line"), failure.get("file"))
+        line, file = failure.get("line"), failure.get("file")
+        problem("load-error", feedback.describe_error(failure), line if isinstance(line, int) else None,
+                file if isinstance(file, str) else None)
         for name in ("Value", "train_step"):
             if not session.defined.get(name):
                 blocked.setdefault(name, "the submission stopped with an error before defining it")

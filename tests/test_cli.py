@@ -73,6 +73,7 @@ def test_text_report_names_the_bug(tmp_path):
     (["grade", "{bad_json}"], "invalid JSON"),
     (["grade", "{truncated}"], "not a notebook"),
     (["grade", "{nothing}"], "no .py or .ipynb"),
+    (["grade", "{huge}"], "too large"),
     (["grade", "reference", "--format", "yaml"], "invalid choice"),
     (["frobnicate"], "invalid choice"),
     (["grade", "reference", "--timeout", "0"], "--timeout"),
@@ -84,8 +85,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
     (tmp_path / "truncated.ipynb").write_text('{"cells": [{"cell_type": "code", "source": "x = 1"')
     (tmp_path / "nothing").mkdir()
     (tmp_path / "nothing" / "notes.txt").write_text("hello")
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "x = 1"}
+    padding = {"cell_type": "markdown", "metadata": {}, "source": "x" * (50 * 1024 * 1024)}
+    (tmp_path / "huge.ipynb").write_text(json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {},
+                                                     "cells": [cell, padding]}))
     names = {"empty": "empty.py", "binary": "binary.py", "bad_json": "bad.ipynb",
-             "truncated": "truncated.ipynb", "nothing": "nothing"}
+             "truncated": "truncated.ipynb", "nothing": "nothing", "huge": "huge.ipynb"}
     args = [str(tmp_path / names[a[1:-1]]) if a.startswith("{") else a for a in args]
     result = micrograde(*args)
     assert result.returncode == 2
@@ -103,6 +108,16 @@ def test_exit_at_import_never_gives_exit_0(tmp_path):
     report = json.loads(result.stdout)
     assert report["score"] == 0.0
     assert [d["code"] for d in report["diagnoses"]] == ["load-error"]
+
+
+def test_non_utf8_source_is_a_load_error(tmp_path):
+    path = tmp_path / "work.py"
+    path.write_bytes(SOLUTION.encode() + "\n# caf\xe9\n".encode("latin-1"))
+    result = micrograde("grade", str(path), "--format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert [d["code"] for d in report["diagnoses"]] == ["load-error"]
+    assert "UTF-8" in report["diagnoses"][0]["message"] and report["score"] == 0.0
 
 
 def test_syntax_error_is_a_load_error_with_its_line(tmp_path):
