@@ -1,3 +1,14 @@
-"""micrograde: grades a build-micrograd-yourself submission and names its gradient bugs."""
+"""micrograde: grades a build-micrograd-yourself submission and names its gradient bugs.
+
+From a notebook or a script, ``from grader import check; check(Value, train_step)``
+grades your own classes and shows the report.
+"""
 
 __version__ = "0.1.0"
+
+
+def check(*args, **kwargs):
+    """Grade your ``Value`` and ``train_step``: see ``grader.check.check``."""
+    from grader.check import check as run
+
+    return run(*args, **kwargs)

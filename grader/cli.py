@@ -30,16 +30,51 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--output", type=Path, help="write the report here instead of stdout")
     grade.add_argument("--timeout", type=float, default=10.0,
                        help="seconds each target (and loading) may take (default 10)")
+    grade.add_argument("--feedback", type=Path, metavar="OUT.ipynb",
+                       help="write the notebook back with feedback cells in it (notebook submissions)")
+    grade.add_argument("--html", type=Path, metavar="OUT.html", help="the feedback notebook as an HTML page")
+    grade.add_argument("--execute", action="store_true",
+                       help="also run the notebook top to bottom in a kernel and report failing cells "
+                            "(needs micrograde[execute])")
     return parser
 
 
+def write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _BadInput(f"{path}: cannot write ({exc.strerror})") from None
+
+
 def run_grade(args: argparse.Namespace) -> int:
-    from grader.grade import Options, grade
+    from grader import handback
+    from grader.grade import Options, grade_submission
+    from grader.submission import read_submission
     from grader.text import render_text
 
     if args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
-    report = grade(args.path, Options(timeout=args.timeout))
+    submission = read_submission(args.path)
+    notebook = handback.graded_notebook(submission)
+    if (args.feedback or args.html or args.execute) and notebook is None:
+        raise _BadInput("--feedback, --html and --execute need a notebook submission")
+    if args.execute:
+        from grader.execute import available
+
+        if not available():
+            raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
+    report = grade_submission(submission, Options(timeout=args.timeout))
+    if args.execute:
+        from grader.execute import execute_notebook  # noqa: I001 (optional extra)
+
+        report.execution = execute_notebook(notebook.path, timeout=args.timeout * 6)
+        report.warnings.extend(report.execution.get("warnings", []))
+    if args.feedback or args.html:
+        handed_back = handback.feedback_notebook(notebook.path.read_bytes(), report, submission)
+        if args.feedback:
+            write(args.feedback, handback.dumps(handed_back))
+        if args.html:
+            write(args.html, handback.render_html(handed_back))
     if args.format == "json":
         text = json.dumps(report.to_json(), indent=2) + "\n"
     else:
@@ -48,10 +83,7 @@ def run_grade(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise _BadInput(f"{args.output}: cannot write ({exc.strerror})") from None
+        write(args.output, text)
     return EXIT_OK if report.perfect else EXIT_LOST_POINTS
 
 

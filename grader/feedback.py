@@ -6,6 +6,7 @@ Messages describe behaviour and ideas, never the code that fixes them.
 from __future__ import annotations
 
 from grader.cases import TrainCase
+from grader.graph import mermaid
 from grader.judge import Verdict
 from grader.report import Counterexample, tidy
 
@@ -88,11 +89,12 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
     if isinstance(case, TrainCase):
         return Counterexample(case.label, {}, dict(verdict.expected), dict(verdict.actual), "reference")
     expression = case.label
+    graph = mermaid(*verdict.graph) if verdict.graph else None
     if focus != "grad" and not verdict.forward_ok:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
-                              {"data": verdict.actual_data}, "reference")
+                              {"data": verdict.actual_data}, "reference", graph)
     return Counterexample(expression, case.values, dict(verdict.expected), dict(verdict.actual),
-                          verdict.oracle)
+                          verdict.oracle, graph)
 
 
 def explain_case(example: Counterexample | None) -> str:

@@ -306,9 +306,12 @@ def session_sandbox(session: Session) -> dict:
 
 def grade(path: Path, options: Options | None = None) -> Report:
     """Grade the submission at ``path``; ``InputError`` if there is nothing to grade."""
+    return grade_submission(read_submission(path), options)
+
+
+def grade_submission(submission: Submission, options: Options | None = None) -> Report:
     options = options or Options()
-    submission = read_submission(path)
-    report = Report(str(path))
+    report = Report(str(submission.path))
     with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
         session = Session(submission, Path(tmp), options)
         try:

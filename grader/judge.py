@@ -54,6 +54,7 @@ class Verdict:
     runs: list = field(default_factory=list)  # backward: per run, every node's gradient
     train: dict = field(default_factory=dict)  # train_step: what was compared
     faults: set = field(default_factory=set)  # backward: what the traces show went wrong
+    graph: tuple | None = None  # (expression, expected, actual (data, grad) of every node)
 
     def passed(self, focus: str) -> bool:
         if self.error is not None:
@@ -90,6 +91,7 @@ def judge_op(case: Case, target: str, reply: dict) -> Verdict:
             and isinstance(probes, dict)):
         return malformed(case, "the reply does not have the expected shape")
     verdict = Verdict(case, expected_data=data[-1], actual_data=shown(got_data[-1]))
+    verdict.graph = (expr, list(zip(data, grads)), [(shown(d), shown(g)) for d, g in zip(got_data, got_grads)])
     verdict.forward_ok = all(
         close(got, want) for node, got, want in zip(expr, got_data, data) if node[0] != "const"
     )
@@ -159,6 +161,8 @@ def judge_backward(case: Case, reply: dict) -> Verdict:
         verdict.fd_ok &= close(got, slope, FD_TOL)
     verdict.expected_data = last_want[-1]
     verdict.actual_data = shown(last_got[-1])
+    data = evaluate(case.expr, case.values, reference.Value)[0]
+    verdict.graph = (case.expr, list(zip(data, last_want)), [(d, shown(g)) for d, g in zip(data, last_got)])
     if not verdict.grads_ok:
         for expr, run in zip(case.exprs, runs):
             verdict.faults |= trace_faults(expr, run["trace"], run["grads"][-1])

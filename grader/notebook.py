@@ -4,7 +4,9 @@ Jupyter code cells may hold IPython syntax that plain Python rejects (``%time``,
 ``%%timeit``, ``!pip install``, ``obj?``). None of it is needed to define the
 graded code, and none of it may run a shell, so it is neutralised here: line
 magics and shell escapes become ``pass``, cell magics drop the whole cell.
-Cells tagged ``skip-grading`` are left out.
+Cells tagged ``skip-grading`` are left out, and so are the feedback cells
+micrograde itself inserts into a handed-back notebook (which are not counted
+either, so cell numbers stay those of the student's notebook).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from grader.submission import InputError
 
 SKIP_TAG = "skip-grading"
+FEEDBACK_TAG = "micrograde-feedback"  # cells micrograde inserted; never graded, replaced on a re-grade
 _MAGIC_LINE = re.compile(r"^(\s*)(?:[%!]|[A-Za-z_][\w.]*\s*=\s*[%!]).*$")
 _HELP_LINE = re.compile(r"^(\s*)[\w.\[\]()]+\s*\?\??\s*$")
 _IPYTHON_IMPORT = re.compile(r"^(\s*)(?:from\s+IPython[\w.]*\s+import\b|import\s+IPython\b).*$")
@@ -35,8 +38,14 @@ def neutralise(code: str) -> str | None:
     return "\n".join(lines)
 
 
-def notebook_cells(raw: bytes, display: str) -> list[tuple[int, str]]:
-    """``(cell number, python code)`` for each gradable code cell, numbered from 1 over all cells."""
+def student_cells(notebook: dict) -> list[tuple[int, dict]]:
+    """The student's cells, numbered from 1 from the top, leaving out micrograde's own."""
+    own = [c for c in notebook.get("cells", []) if FEEDBACK_TAG not in c.get("metadata", {}).get("tags", [])]
+    return list(enumerate(own, start=1))
+
+
+def read(raw: bytes, display: str):
+    """The notebook as nbformat version 4 (older versions upgraded); ``InputError`` if it is not one."""
     import nbformat
 
     try:
@@ -49,8 +58,13 @@ def notebook_cells(raw: bytes, display: str) -> list[tuple[int, str]]:
         raise InputError(f"{display}: not a valid notebook ({type(exc).__name__})") from None
     if not isinstance(notebook.get("cells"), list):
         raise InputError(f"{display}: not a valid notebook (no cells)")
+    return notebook
+
+
+def notebook_cells(raw: bytes, display: str) -> list[tuple[int, str]]:
+    """``(cell number, python code)`` for each gradable code cell."""
     cells = []
-    for number, cell in enumerate(notebook.cells, start=1):
+    for number, cell in student_cells(read(raw, display)):
         if cell.get("cell_type") != "code":
             continue
         if SKIP_TAG in cell.get("metadata", {}).get("tags", []):

@@ -36,15 +36,19 @@ class Counterexample:
     expected: dict[str, object]
     actual: dict[str, object]
     oracle: str  # "reference", "finite-difference" or "both"
+    graph: str | None = None  # Mermaid source of the expression's graph
 
     def to_json(self) -> dict:
-        return tidy({
+        data = tidy({
             "expression": self.expression,
             "inputs": self.inputs,
             "expected": self.expected,
             "actual": self.actual,
             "oracle": self.oracle,
         })
+        if self.graph:
+            data["graph"] = self.graph
+        return data
 
 
 @dataclass
@@ -99,6 +103,7 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     output: str = ""
     sandbox: dict = field(default_factory=dict)
+    execution: dict | None = None  # --execute: how running the notebook in a kernel went
 
     @property
     def forbidden(self) -> bool:
@@ -140,4 +145,5 @@ class Report:
             "warnings": list(self.warnings),
             "output": self.output,
             "sandbox": self.sandbox,
+            **({"execution": self.execution} if self.execution is not None else {}),
         }

@@ -1,0 +1,152 @@
+"""``check(Value, train_step)``: grade your work without leaving the notebook (or script).
+
+The classes and functions are found by their source: in a script, the file
+they were defined in; in Jupyter, the most recent cell that defines each of
+them, with the imports of every cell run so far. That code is graded exactly
+as ``micrograde grade`` grades a file, in a separate, sandboxed process.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import tempfile
+from pathlib import Path
+
+from grader.notebook import neutralise
+
+
+class Feedback:
+    """The report, shown as Markdown in Jupyter and as text elsewhere."""
+
+    def __init__(self, report):
+        self.report = report
+
+    @property
+    def score(self) -> float:
+        return self.report.score
+
+    def _repr_markdown_(self) -> str:
+        from grader.markdown import render_markdown
+
+        return render_markdown(self.report)
+
+    def __repr__(self) -> str:
+        from grader.text import render_text
+
+        return render_text(self.report)
+
+
+def _history() -> list[str]:
+    """The cells run so far in this IPython session, oldest first (empty outside IPython)."""
+    main = sys.modules.get("__main__")
+    cells = getattr(main, "In", None) or []
+    return [c for c in cells if isinstance(c, str) and c.strip()]
+
+
+def _defines(code: str, name: str) -> bool:
+    try:
+        tree = ast.parse(neutralise(code) or "")
+    except SyntaxError:
+        return False
+    return any(isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name for n in tree.body)
+
+
+def _imports(code: str) -> list[str]:
+    try:
+        tree = ast.parse(neutralise(code) or "")
+    except SyntaxError:
+        return []
+    return [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def _calls_check(node: ast.stmt) -> bool:
+    value = getattr(node, "value", None)
+    return isinstance(value, ast.Call) and getattr(value.func, "id", getattr(value.func, "attr", "")) == "check"
+
+
+def without_check(source: str) -> str:
+    """``source`` without its own ``from grader import check`` and ``check(...)`` lines.
+
+    They are blanked rather than removed, so line numbers in the report stay those of the file.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    lines = source.splitlines()
+    for node in tree.body:
+        imports_grader = isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            name.split(".")[0] == "grader" for name in
+            ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]))
+        if imports_grader or _calls_check(node):
+            for i in range(node.lineno - 1, node.end_lineno):
+                lines[i] = ""
+    return "\n".join(lines) + "\n"
+
+
+def source_of(objects: list) -> tuple[str, list[tuple[int, int, str]]]:
+    """Python source that defines ``objects`` as the student wrote them, and where each part came from:
+    ``(first line, last line, name)`` with the name of the file or of the cell (``In [5]``)."""
+    try:
+        files = {inspect.getsourcefile(o) for o in objects}
+    except (TypeError, OSError):  # defined in a notebook: no file behind the module
+        files = set()
+    if len(files) == 1 and (file := files.pop()) and Path(file).is_file() and not file.startswith("<"):
+        source = without_check(Path(file).read_text(encoding="utf-8"))
+        return source, [(1, source.count("\n") + 1, Path(file).name)]
+    history = _history()
+    if not history:
+        raise ValueError("check() could not find the source code; run it from a notebook or a .py file")
+    imports = list(dict.fromkeys(line for cell in history for line in _imports(cell) if "grader" not in line))
+    parts, origins = ["\n".join(imports)], []
+    line = len(imports) + 1
+    cells = getattr(sys.modules.get("__main__"), "In", [])
+    for obj in objects:
+        cell = next((c for c in reversed(history) if _defines(c, obj.__name__)), None)
+        if cell is None:
+            raise ValueError(f"check() could not find the cell that defines {obj.__name__}")
+        code = neutralise(cell) or ""
+        start = line + 3  # the parts are joined by blank lines
+        origins.append((start, start + code.count("\n"), f"In [{len(cells) - 1 - cells[::-1].index(cell)}]"))
+        parts.append(code)
+        line = start + code.count("\n")
+    return "\n\n\n".join(parts) + "\n", origins
+
+
+def relabel(report, origins: list[tuple[int, int, str]]) -> None:
+    """Point each diagnosis at the student's own file or cell instead of the temporary file."""
+    report.submission = "check()"
+    for diagnosis in report.diagnoses:
+        for first, last, name in origins:
+            if diagnosis.line is not None and first <= diagnosis.line <= last:
+                diagnosis.file, diagnosis.line = name, diagnosis.line - first + 1
+                break
+        else:
+            if diagnosis.file == "your_work.py":
+                diagnosis.file = None
+
+
+def in_ipython() -> bool:
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    return shell is not None
+
+
+def check(Value=None, train_step=None, *, timeout: float = 10.0) -> Feedback:  # noqa: N803 (the student's names)
+    """Grade ``Value`` and ``train_step`` (either may be left out) and show the report."""
+    from grader.grade import Options, grade
+
+    objects = [o for o in (Value, train_step) if o is not None]
+    if not objects:
+        raise TypeError("check() needs your Value class, your train_step function, or both")
+    with tempfile.TemporaryDirectory(prefix="micrograde-check-", ignore_cleanup_errors=True) as tmp:
+        path = Path(tmp) / "your_work.py"
+        source, origins = source_of(objects)
+        path.write_text(source, encoding="utf-8")
+        report = grade(path, Options(timeout=timeout))
+    relabel(report, origins)
+    feedback = Feedback(report)
+    if not in_ipython():
+        print(repr(feedback), end="")
+    return feedback
