@@ -1,0 +1,78 @@
+"""Grading a notebook beside merely executing it.
+
+    python bench/bench_notebook.py [--runs N]      (needs micrograde[execute] for the baseline)
+
+Fills the exercise notebook with a correct solution, then prints the median
+wall time of `micrograde grade` on it and of `jupyter nbconvert --to notebook
+--execute` on the same notebook (the baseline), measured in this run, and the
+ratio. Target: grading takes at most half the time of executing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = (ROOT / "tests" / "corpus" / "solution.py").read_text()
+
+
+def definition(source: str, name: str) -> str:
+    for node in ast.parse(source).body:
+        if getattr(node, "name", None) == name:
+            return ast.get_source_segment(source, node)
+    raise LookupError(name)
+
+
+def filled_exercise(path: Path) -> None:
+    notebook = json.loads((ROOT / "exercises" / "micrograd.ipynb").read_text())
+    for cell in notebook["cells"]:
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        for name in ("Value", "train_step"):
+            if cell["cell_type"] == "code" and source.startswith(("class " + name, "def " + name)):
+                cell["source"] = definition(SOLUTION, name)
+        if "check(Value, train_step)" in source:
+            cell["source"] = "print('done')"  # the baseline executes the notebook, nothing more
+    path.write_text(json.dumps(notebook))
+
+
+def median_seconds(command: list[str], runs: int, cwd: Path) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = subprocess.run(command, capture_output=True, cwd=cwd)
+        times.append(time.perf_counter() - start)
+        if result.returncode != 0:
+            sys.exit(f"{' '.join(command)} exited {result.returncode}: {result.stderr.decode()[-800:]}")
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    jupyter = shutil.which("jupyter", path=str(Path(sys.executable).parent)) or shutil.which("jupyter")
+    if jupyter is None:
+        sys.exit("the baseline needs jupyter and ipykernel: pip install 'micrograde[execute]'")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        filled_exercise(work / "micrograd.ipynb")
+        execute = median_seconds([jupyter, "nbconvert", "--to", "notebook", "--execute", "--output",
+                                  "executed.ipynb", "micrograd.ipynb"], args.runs, work)
+        graded = median_seconds([sys.executable, "-m", "grader", "grade", "micrograd.ipynb"], args.runs, work)
+    print(f"{'command':<58}{'median s':>10}{'x baseline':>12}")
+    print(f"{'jupyter nbconvert --to notebook --execute (baseline)':<58}{execute:>10.3f}{1:>12.2f}")
+    print(f"{'micrograde grade micrograd.ipynb':<58}{graded:>10.3f}{graded / execute:>12.2f}")
+    print(f"\n{args.runs} runs each; target: grading <= 0.5x executing")
+
+
+if __name__ == "__main__":
+    main()
