@@ -31,7 +31,7 @@ TRAIN_WEIGHTS = [round(w, 6) for w in (random.Random(2024 + i).uniform(-1, 1) fo
 @dataclass(frozen=True)
 class Options:
     timeout: float = 10.0  # seconds of wall clock for each target, and for loading
-    max_examples: int = 25  # generated expressions per target
+    max_examples: int = 20  # generated expressions per target
 
 
 class Session:

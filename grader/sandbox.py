@@ -82,8 +82,9 @@ def limits(cpu_seconds: int) -> None:
 
 
 def _probe(command: list[str]) -> bool:
+    true = shutil.which("true") or "/bin/true"
     try:
-        result = subprocess.run([*command, "--", sys.executable, "-c", "pass"], capture_output=True, timeout=10)
+        result = subprocess.run([*command, "--", true], capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return False
     return result.returncode == 0
