@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from grader.notebook import neutralise
+from grader.submission import without_self_check
 
 
 class Feedback:
@@ -61,31 +62,6 @@ def _imports(code: str) -> list[str]:
     return [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
 
 
-def _calls_check(node: ast.stmt) -> bool:
-    value = getattr(node, "value", None)
-    return isinstance(value, ast.Call) and getattr(value.func, "id", getattr(value.func, "attr", "")) == "check"
-
-
-def without_check(source: str) -> str:
-    """``source`` without its own ``from grader import check`` and ``check(...)`` lines.
-
-    They are blanked rather than removed, so line numbers in the report stay those of the file.
-    """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return source
-    lines = source.splitlines()
-    for node in tree.body:
-        imports_grader = isinstance(node, (ast.Import, ast.ImportFrom)) and any(
-            name.split(".")[0] == "grader" for name in
-            ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]))
-        if imports_grader or _calls_check(node):
-            for i in range(node.lineno - 1, node.end_lineno):
-                lines[i] = ""
-    return "\n".join(lines) + "\n"
-
-
 def source_of(objects: list) -> tuple[str, list[tuple[int, int, str]]]:
     """Python source that defines ``objects`` as the student wrote them, and where each part came from:
     ``(first line, last line, name)`` with the name of the file or of the cell (``In [5]``)."""
@@ -94,7 +70,7 @@ def source_of(objects: list) -> tuple[str, list[tuple[int, int, str]]]:
     except (TypeError, OSError):  # defined in a notebook: no file behind the module
         files = set()
     if len(files) == 1 and (file := files.pop()) and Path(file).is_file() and not file.startswith("<"):
-        source = without_check(Path(file).read_text(encoding="utf-8"))
+        source = without_self_check(Path(file).read_text(encoding="utf-8"))
         return source, [(1, source.count("\n") + 1, Path(file).name)]
     history = _history()
     if not history:

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 EXIT_OK, EXIT_LOST_POINTS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -26,17 +27,77 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     grade = commands.add_parser("grade", help="grade a .py file, a notebook, or a directory")
     grade.add_argument("path", type=Path)
-    grade.add_argument("--format", choices=("text", "json"), default="text")
+    grade.add_argument("--format", choices=("text", "json", "junit", "gradescope", "markdown"), default="text")
     grade.add_argument("--output", type=Path, help="write the report here instead of stdout")
     grade.add_argument("--timeout", type=float, default=10.0,
                        help="seconds each target (and loading) may take (default 10)")
     grade.add_argument("--feedback", type=Path, metavar="OUT.ipynb",
                        help="write the notebook back with feedback cells in it (notebook submissions)")
     grade.add_argument("--html", type=Path, metavar="OUT.html", help="the feedback notebook as an HTML page")
+    grade.add_argument("--fail-under", type=float, metavar="N",
+                       help="exit 1 only when the score is below N (default: when any point is lost)")
     grade.add_argument("--execute", action="store_true",
                        help="also run the notebook top to bottom in a kernel and report failing cells "
                             "(needs micrograde[execute])")
+    template = commands.add_parser("template", help="write the files a course copies")
+    template.add_argument("kind", choices=("github-classroom", "gradescope"))
+    template.add_argument("directory", type=Path)
+    template.add_argument("--install", default="micrograde",
+                          help="what the workflow pip-installs (default: micrograde; a git URL works too)")
+    template.add_argument("--submission", default="exercises/",
+                          help="what the workflow grades in the student's repository (default: exercises/)")
+    batch = commands.add_parser("batch", help="grade a folder of submissions, one per student")
+    batch.add_argument("submissions", type=Path)
+    batch.add_argument("--out", type=Path, required=True, help="folder for the reports and the gradebook")
+    batch.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    batch.add_argument("--timeout", type=float, default=10.0)
+    result = commands.add_parser("result", help="exit 0 when one check of a JSON report passed")
+    result.add_argument("report", type=Path)
+    result.add_argument("check", help="a check id, such as mul.reused-node")
     return parser
+
+
+def run_template(args: argparse.Namespace) -> int:
+    from grader import templates
+
+    if args.kind == "github-classroom":
+        written = templates.github_classroom(args.directory, args.install, args.submission)
+    else:
+        written = templates.gradescope(args.directory)
+    for path in written:
+        print(path)
+    return EXIT_OK
+
+
+def run_result(args: argparse.Namespace) -> int:
+    """The verdict of one check, for CI systems that give points per command."""
+    try:
+        report = json.loads(args.report.read_text(encoding="utf-8"))
+        check = next((c for c in report["checks"] if c["id"] == args.check), None)
+    except (OSError, ValueError, KeyError, TypeError):
+        raise _BadInput(f"{args.report}: not a micrograde JSON report") from None
+    if check is None:
+        raise _BadInput(f"{args.report}: no check {args.check}")
+    print(f"{check['id']}: {check['status']} ({check['score']:g} / {check['max_score']:g})")
+    if check["status"] != "passed":
+        print(check.get("message", ""))
+        for diagnosis in report.get("diagnoses", []):
+            if diagnosis.get("target") == check["target"]:
+                print(f"[{diagnosis['code']}] {diagnosis['message']}")
+    forbidden = any(d.get("code") == "forbidden-import" for d in report.get("diagnoses", []))
+    return EXIT_OK if check["status"] == "passed" and not forbidden else EXIT_LOST_POINTS
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    from grader.batch import run_batch as batch
+
+    if args.jobs < 1:
+        raise _BadInput("--jobs must be at least 1")
+    if args.timeout <= 0:
+        raise _BadInput("--timeout must be positive")
+    if not args.submissions.is_dir():
+        raise _BadInput(f"{args.submissions}: not a directory")
+    return batch(args.submissions, args.out, jobs=args.jobs, timeout=args.timeout)
 
 
 def write(path: Path, text: str) -> None:
@@ -50,7 +111,6 @@ def run_grade(args: argparse.Namespace) -> int:
     from grader import handback
     from grader.grade import Options, grade_submission
     from grader.submission import read_submission
-    from grader.text import render_text
 
     if args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
@@ -63,6 +123,7 @@ def run_grade(args: argparse.Namespace) -> int:
 
         if not available():
             raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
+    started = time.monotonic()
     report = grade_submission(submission, Options(timeout=args.timeout))
     if args.execute:
         from grader.execute import execute_notebook  # noqa: I001 (optional extra)
@@ -75,16 +136,40 @@ def run_grade(args: argparse.Namespace) -> int:
             write(args.feedback, handback.dumps(handed_back))
         if args.html:
             write(args.html, handback.render_html(handed_back))
-    if args.format == "json":
-        text = json.dumps(report.to_json(), indent=2) + "\n"
-    else:
-        to_terminal = args.output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        text = render_text(report, colour=to_terminal)
+    text = render(report, args, time.monotonic() - started)
     if args.output is None:
         sys.stdout.write(text)
     else:
         write(args.output, text)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        from grader.github import report_to_github
+
+        report_to_github(report, submission, sys.stderr)
+    if args.fail_under is not None:
+        return EXIT_OK if report.score >= args.fail_under else EXIT_LOST_POINTS
     return EXIT_OK if report.perfect else EXIT_LOST_POINTS
+
+
+def render(report, args: argparse.Namespace, seconds: float) -> str:
+    """The report in the format asked for."""
+    if args.format == "json":
+        return json.dumps(report.to_json(), indent=2) + "\n"
+    if args.format == "junit":
+        from grader.formats import render_junit
+
+        return render_junit(report, report.timings)
+    if args.format == "gradescope":
+        from grader.formats import render_gradescope
+
+        return render_gradescope(report, seconds)
+    if args.format == "markdown":
+        from grader.markdown import render_markdown
+
+        return render_markdown(report)
+    from grader.text import render_text
+
+    to_terminal = args.output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    return render_text(report, colour=to_terminal)
 
 
 class _BadInput(Exception):
@@ -95,8 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     from grader.submission import InputError
 
     args = build_parser().parse_args(argv)
+    commands = {"grade": run_grade, "template": run_template, "batch": run_batch, "result": run_result}
     try:
-        return run_grade(args)
+        return commands[args.command](args)
     except (InputError, _BadInput) as exc:
         print(f"micrograde: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -104,6 +104,7 @@ class Report:
     output: str = ""
     sandbox: dict = field(default_factory=dict)
     execution: dict | None = None  # --execute: how running the notebook in a kernel went
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per target; not in the JSON
 
     @property
     def forbidden(self) -> bool:

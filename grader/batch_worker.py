@@ -1,0 +1,34 @@
+"""A batch worker: grades the submissions it is given on stdin, one JSON line each way.
+
+Its stdout is kept for replies only; anything else that prints goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from grader.batch import failure
+from grader.grade import Options, grade
+from grader.submission import InputError
+
+
+def main() -> None:
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    sys.stdout = sys.stderr
+    for line in sys.stdin:
+        task = json.loads(line)
+        try:
+            reply = grade(Path(task["path"]), Options(timeout=task["timeout"])).to_json()
+        except InputError as exc:
+            reply = failure("unreadable", str(exc))
+        except Exception as exc:  # the grader's own failure, recorded for this student only
+            reply = failure("grader-failed", f"{type(exc).__name__}: {exc}")
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+
+
+if __name__ == "__main__":
+    main()

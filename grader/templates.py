@@ -1,0 +1,92 @@
+"""``micrograde template``: ready files a course copies, for GitHub Classroom and for Gradescope."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+import zipfile
+from pathlib import Path
+
+from grader.cases import CHECKS, points
+
+HERE = Path(__file__).resolve().parent
+PROJECT_FILES = ("pyproject.toml", "README.md")
+PACKAGES = ("grader", "reference")
+
+
+def github_classroom(directory: Path, install: str, submission: str) -> list[Path]:
+    """``.github/workflows/classroom.yml``: grade on every push, with points for GitHub Classroom.
+
+    One command-grader step per check, each worth that check's points, so the
+    Classroom score is micrograde's score; the report goes to the job summary
+    and each diagnosis becomes an annotation on the student's line.
+    """
+    steps = []
+    runners = []
+    for checks in CHECKS.values():
+        for check in checks:
+            step_id = check.id.replace(".", "-").replace("_", "-")
+            runners.append(step_id)
+            steps.append(
+                f"      - name: {check.id}\n"
+                f"        id: {step_id}\n"
+                f"        uses: classroom-resources/autograding-command-grader@v1\n"
+                f"        with:\n"
+                f"          test-name: {check.id}\n"
+                f"          command: micrograde result micrograde.json {check.id}\n"
+                f"          timeout: 1\n"
+                f"          max-score: {points(check):g}\n")
+    results = "".join(
+        f"          {r.upper().replace('-', '_')}_RESULTS: \"${{{{steps.{r}.outputs.result}}}}\"\n" for r in runners)
+    workflow = (HERE / "templates" / "classroom.yml").read_text().format(
+        install=install, submission=submission, steps="".join(steps), results=results, runners=",".join(runners))
+    path = directory / ".github" / "workflows" / "classroom.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(workflow)
+    return [path]
+
+
+def installed_project_file(name: str) -> str:
+    """``pyproject.toml`` or ``README.md`` for the bundle, from the installed package's metadata."""
+    from importlib.metadata import requires, version
+
+    text = (HERE / "templates" / f"{name}.in").read_text()
+    if name != "pyproject.toml":
+        return text
+    dependencies = [r for r in requires("micrograde") or [] if "extra ==" not in r]
+    return text.format(version=version("micrograde"), dependencies=json.dumps(dependencies))
+
+
+def gradescope(directory: Path) -> list[Path]:
+    """``setup.sh``, ``run_autograder`` and this micrograde's source, zipped as Gradescope wants them."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in ("setup.sh", "run_autograder"):
+        path = directory / name
+        shutil.copyfile(HERE / "templates" / name, path)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        written.append(path)
+    source = directory / "micrograde"
+    if source.exists():
+        shutil.rmtree(source)
+    root = HERE.parent
+    for package in PACKAGES:
+        shutil.copytree(root / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in PROJECT_FILES:
+        if (root / name).is_file():
+            shutil.copyfile(root / name, source / name)
+        else:  # installed from a wheel: write the little that installing needs
+            (source / name).write_text(installed_project_file(name))
+    written.append(source)
+    archive = directory / "autograder.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in [directory / "setup.sh", directory / "run_autograder", *sorted(source.rglob("*"))]:
+            if path.is_file():
+                info = zipfile.ZipInfo(str(path.relative_to(directory)))
+                info.external_attr = (path.stat().st_mode & 0o777) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.date_time = (2020, 1, 1, 0, 0, 0)  # the same bytes every time
+                zf.writestr(info, path.read_bytes())
+    written.append(archive)
+    return written
