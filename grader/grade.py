@@ -231,7 +231,10 @@ def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location
     found: list[tuple[str, Verdict | None, str]] = [(code, v, "") for code, v in codes.items()]
     if run.lost is not None:
         code = "timeout" if run.lost.reason == "timeout" else "crash"
-        found.append((code, None, run.lost.detail))
+        detail = run.lost.detail
+        if run.lost.reason == "timeout":
+            detail += f" ({run.options.timeout:g} s for each target; see --timeout)"
+        found.append((code, None, detail))
     focus = "grad" if target == "backward" else "both"
     return [
         Diagnosis(code, target, feedback.message(code, target, v, focus, detail),

@@ -120,7 +120,7 @@ class Worker:
         """Wait at most ``timeout`` seconds for the reply to ``request_id``."""
         deadline = time.monotonic() + timeout
         while True:
-            reply = self._next_reply(deadline, timeout)
+            reply = self._next_reply(deadline)
             if reply.get("id") == request_id:
                 return reply
             if reply.get("id") not in self._unawaited:
@@ -134,12 +134,12 @@ class Worker:
         """Send one request and wait at most ``timeout`` seconds for its reply."""
         return self.receive(self.send(request), timeout)
 
-    def _next_reply(self, deadline: float, timeout: float) -> dict:
+    def _next_reply(self, deadline: float) -> dict:
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
-                raise WorkerLost("timeout", f"no answer within {timeout:g} s")
+                raise WorkerLost("timeout", "it ran past its time limit")
             ready, _, _ = select.select([self._replies], [], [], remaining)
             if not ready:
                 continue

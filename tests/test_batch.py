@@ -1,0 +1,120 @@
+"""Batch grading for staff: one report per student, a gradebook, a class summary; survives anything."""
+
+from __future__ import annotations
+
+import csv
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import ROOT, SOLUTION, micrograde
+
+OVERWRITE = SOLUTION.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad").replace(
+    "other.grad += self.data * out.grad", "other.grad = self.data * out.grad")
+HANGS = SOLUTION.replace('        out = Value(self.data + other.data, (self, other), "+")',
+                         "        while True:\n            pass")
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    """Submissions laid out as LMS downloads are: files, and a folder per student."""
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    (folder / "alice.py").write_text(SOLUTION)
+    (folder / "bob.py").write_text(OVERWRITE)
+    (folder / "carol").mkdir()
+    (folder / "carol" / "engine.py").write_text(SOLUTION.split("def train_step")[0])
+    (folder / "carol" / "train.py").write_text("def train_step" + SOLUTION.split("def train_step")[1])
+    (folder / "dave.ipynb").write_text("{ not a notebook")
+    (folder / "erin.py").write_text("import os\nos._exit(0)\n" + SOLUTION)
+    (folder / "frank.py").write_text(HANGS)
+    (folder / ".DS_Store").write_text("ignored")
+    return folder
+
+
+def batch(folder, out, *extra, timeout="1"):
+    return micrograde("batch", str(folder), "--out", str(out), "--timeout", timeout, *extra, timeout=600)
+
+
+def rows(out) -> dict[str, dict]:
+    with open(out / "grades.csv", newline="") as fh:
+        return {row["id"]: row for row in csv.DictReader(fh)}
+
+
+def test_batch_grades_everyone_and_survives_the_bad_ones(classroom, tmp_path):
+    out = tmp_path / "results"
+    result = batch(classroom, out, "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    grades = rows(out)
+    assert sorted(grades) == ["alice", "bob", "carol", "dave", "erin", "frank"]
+    assert grades["alice"]["score"] == "100" and grades["carol"]["score"] == "100"
+    assert grades["bob"]["mul"] == "9" and grades["bob"]["diagnoses"] == "mul:grad-overwrite"
+    assert grades["dave"]["status"] == "unreadable" and grades["dave"]["score"] == "0"
+    assert grades["erin"]["diagnoses"] == "submission:load-error"
+    assert "add:timeout" in grades["frank"]["diagnoses"] and grades["frank"]["add"] == "0"
+    assert list(next(csv.reader(open(out / "grades.csv")))) == [
+        "id", "score", "max_score", "add", "mul", "pow", "tanh", "backward", "train_step", "status", "diagnoses"]
+    report = json.loads((out / "reports" / "bob.json").read_text())
+    assert report["student"] == "bob" and report["schema_version"] == 1 and len(report["content_sha256"]) == 64
+    summary = (out / "summary.md").read_text()
+    assert "| `mul:grad-overwrite` | 1 |" in summary and "| `submission:unreadable` | 1 |" in summary
+    page = (out / "summary.html").read_text()
+    assert "<svg" in page and "mul:grad-overwrite" in page
+    assert "6/6" in result.stderr  # plain progress lines when not on a terminal
+
+
+def test_reports_do_not_depend_on_jobs_or_order(classroom, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    batch(classroom, one, "--jobs", "1")
+    batch(classroom, two, "--jobs", "2")
+    for report in sorted((one / "reports").iterdir()):
+        assert report.read_text() == (two / "reports" / report.name).read_text(), report.name
+    assert (one / "grades.csv").read_text() == (two / "grades.csv").read_text()
+
+
+def test_restart_skips_unchanged_and_regrades_changed(classroom, tmp_path):
+    out = tmp_path / "results"
+    batch(classroom, out, "--jobs", "2")
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "reports").iterdir()}
+    (classroom / "bob.py").write_text(SOLUTION)
+    again = batch(classroom, out, "--jobs", "2")
+    after = {p.name: p.stat().st_mtime_ns for p in (out / "reports").iterdir()}
+    assert [name for name in before if before[name] != after[name]] == ["bob.json"]
+    assert again.stderr.count("unchanged, kept") == 5
+    assert rows(out)["bob"]["score"] == "100"
+
+
+def test_an_interrupted_batch_loses_nothing(classroom, tmp_path):
+    for i in range(12):
+        (classroom / f"extra{i:02d}.py").write_text(OVERWRITE if i % 2 else SOLUTION)
+    out = tmp_path / "results"
+    process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(classroom), "--out", str(out),
+                                "--jobs", "2", "--timeout", "1"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    for line in process.stderr:
+        if line.startswith("4/"):
+            break
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    time.sleep(0.2)
+    written = list((out / "reports").iterdir())
+    assert written, "some reports were written before the interruption"
+    for path in written:
+        assert path.suffix == ".json", path  # no temporary file is left in place of a report
+        json.loads(path.read_text())
+    kept = {p.name: p.read_text() for p in written}
+    result = batch(classroom, out, "--jobs", "2")
+    assert result.returncode == 0
+    assert result.stderr.count("unchanged, kept") >= len(kept)
+    assert len(rows(out)) == 18
+    for name, text in kept.items():
+        assert (out / "reports" / name).read_text() == text
+
+
+def test_batch_bad_invocation(tmp_path):
+    result = micrograde("batch", str(tmp_path / "missing"), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "not a directory" in result.stderr
+    result = micrograde("batch", str(tmp_path), "--out", str(tmp_path / "o"), "--jobs", "0")
+    assert result.returncode == 2 and "--jobs" in result.stderr
