@@ -10,12 +10,11 @@ measured in this run on this machine, with the ratios to the baseline.
 from __future__ import annotations
 
 import argparse
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import median_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "tests" / "corpus" / "solution.py"
@@ -24,17 +23,6 @@ BUGS = [  # three stubs wrong at once: every failing target shrinks a counterexa
     ("self.grad += (1 - t**2) * out.grad", "self.grad += (1 - t) * out.grad"),
     ("for node in reversed(topo):", "for node in topo:"),
 ]
-
-
-def median_seconds(command: list[str], runs: int, ok_codes: tuple[int, ...]) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        result = subprocess.run(command, capture_output=True)
-        times.append(time.perf_counter() - start)
-        if result.returncode not in ok_codes:
-            sys.exit(f"{' '.join(command)} exited {result.returncode}: {result.stderr.decode()[-500:]}")
-    return statistics.median(times)
 
 
 def main() -> None:

@@ -14,12 +14,11 @@ import argparse
 import ast
 import json
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import median_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = (ROOT / "tests" / "corpus" / "solution.py").read_text()
@@ -44,17 +43,6 @@ def filled_exercise(path: Path) -> None:
     path.write_text(json.dumps(notebook))
 
 
-def median_seconds(command: list[str], runs: int, cwd: Path) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        result = subprocess.run(command, capture_output=True, cwd=cwd)
-        times.append(time.perf_counter() - start)
-        if result.returncode != 0:
-            sys.exit(f"{' '.join(command)} exited {result.returncode}: {result.stderr.decode()[-800:]}")
-    return statistics.median(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -66,8 +54,8 @@ def main() -> None:
         work = Path(tmp)
         filled_exercise(work / "micrograd.ipynb")
         execute = median_seconds([jupyter, "nbconvert", "--to", "notebook", "--execute", "--output",
-                                  "executed.ipynb", "micrograd.ipynb"], args.runs, work)
-        graded = median_seconds([sys.executable, "-m", "grader", "grade", "micrograd.ipynb"], args.runs, work)
+                                  "executed.ipynb", "micrograd.ipynb"], args.runs, cwd=work)
+        graded = median_seconds([sys.executable, "-m", "grader", "grade", "micrograd.ipynb"], args.runs, cwd=work)
     print(f"{'command':<58}{'median s':>10}{'x baseline':>12}")
     print(f"{'jupyter nbconvert --to notebook --execute (baseline)':<58}{execute:>10.3f}{1:>12.2f}")
     print(f"{'micrograde grade micrograd.ipynb':<58}{graded:>10.3f}{graded / execute:>12.2f}")
