@@ -18,7 +18,7 @@ from pathlib import Path
 from grader import diagnose, feedback, sandbox
 from grader.cases import CHECKS, Check, TrainCase, points
 from grader.judge import Verdict, judge_backward, judge_op, judge_train, malformed
-from grader.report import CheckResult, Diagnosis, Report
+from grader.report import TARGETS, CheckResult, Diagnosis, Report
 from grader.submission import Location, Submission, read_submission
 from grader.worker import Worker, WorkerLost, captured_output
 
@@ -320,7 +320,7 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
         try:
             session.open()
             blocked = load_diagnoses(submission, session, report)
-            for target in ("add", "mul", "pow", "tanh", "backward", "train_step"):
+            for target in TARGETS:
                 reason = blocked.get("train_step" if target == "train_step" else "Value")
                 if reason is not None:
                     report.checks.extend(CheckResult(c.id, target, c.title, "error", points(c),

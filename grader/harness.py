@@ -327,7 +327,10 @@ def load(api, request):
         module = types.ModuleType(spec["name"])
         module.__file__ = spec["units"][0]["filename"]
         module.display = lambda *args, **kwargs: None
-        sys.modules[spec["name"]] = module
+        # Importable under its own name (train.py may import engine), unless that name
+        # is taken: a student's math.py must not replace the real math module.
+        if spec["name"] not in sys.modules and spec["name"] not in sys.stdlib_module_names:
+            sys.modules[spec["name"]] = module
         if spec.get("directory"):
             sys.path.insert(0, spec["directory"])
         for unit in spec["units"]:
