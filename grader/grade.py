@@ -240,7 +240,8 @@ def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location
         Diagnosis(code, target, feedback.message(code, target, v, focus, detail),
                   line=location.line if location else None,
                   file=location.file if location else None,
-                  cell=location.cell if location else None)
+                  cell=location.cell if location else None,
+                  counterexample=feedback.counterexample(v, focus) if v is not None else None)
         for code, v, detail in found
     ]
 

@@ -30,13 +30,11 @@ def target_section(report: Report, target: str, heading: str = "###") -> str:
         return "\n".join(lines + ["All checks passed."]) + "\n"
     for diagnosis in diagnoses:
         lines += [f"**{diagnosis.code}**: {diagnosis.message}", ""]
-    failing = [c for c in report.checks if c.target == target and c.counterexample is not None]
-    if failing:
-        example = min(failing, key=lambda c: len(c.counterexample.expression)).counterexample
-        inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in example.inputs.items())
-        lines += [f"Smallest failing case: `{example.expression}`" + (f" with {inputs}" if inputs else ""), ""]
-        if example.graph:
-            lines += ["```mermaid", example.graph, "```", ""]
+        example = diagnosis.counterexample
+        if example is not None and example.graph:
+            inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in example.inputs.items())
+            lines += [f"`{example.expression}`" + (f" with {inputs}" if inputs else "")
+                      + ", as a graph (wrong values in red):", "", "```mermaid", example.graph, "```", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

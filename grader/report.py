@@ -86,12 +86,15 @@ class Diagnosis:
     line: int | None = None
     file: str | None = None
     cell: int | None = None
+    counterexample: Counterexample | None = None  # the smallest case that shows it
 
     def to_json(self) -> dict:
         data = {"code": self.code, "target": self.target, "message": self.message,
                 "line": self.line, "file": self.file}
         if self.cell is not None:
             data["cell"] = self.cell
+        if self.counterexample is not None:
+            data["counterexample"] = self.counterexample.to_json()
         return data
 
 
