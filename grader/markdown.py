@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from grader.feedback import METHOD_NAMES, fmt
 from grader.report import TARGETS, Report
+from grader.submission import Location
 
 
 def summary(report: Report) -> str:
@@ -29,7 +30,10 @@ def target_section(report: Report, target: str, heading: str = "###") -> str:
     if not diagnoses and score >= max_score:
         return "\n".join(lines + ["All checks passed."]) + "\n"
     for diagnosis in diagnoses:
-        lines += [f"**{diagnosis.code}**: {diagnosis.message}", ""]
+        where = ""
+        if diagnosis.file is not None:
+            where = f" ({Location(diagnosis.file, diagnosis.line, diagnosis.cell).describe()})"
+        lines += [f"**{diagnosis.code}**{where}: {diagnosis.message}", ""]
         example = diagnosis.counterexample
         if example is not None and example.graph:
             inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in example.inputs.items())
