@@ -93,7 +93,7 @@ class Value:
 def train_step(model, xs, ys, lr):
     for p in model.parameters():
         p.grad = 0.0
-    total = 0
+    total = Value(0.0)
     for x, y in zip(xs, ys):
         diff = model(x) - y
         total = total + diff * diff
