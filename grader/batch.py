@@ -118,43 +118,60 @@ def failure(status: str, error: str) -> dict:
     return {"status": status, "error": error, "score": 0.0, "max_score": 100.0, "diagnoses": [], "checks": []}
 
 
-def grade_all(students: list[Student], jobs: int, timeout: float, done) -> None:
-    """Grade every student on ``jobs`` workers, calling ``done(student)`` as each finishes."""
-    queue = list(students)
-    workers: list[Worker] = []
-    selector = selectors.DefaultSelector()
+class Pool:
+    """``jobs`` workers grading a queue of students; ``done(student)`` is called as each finishes."""
 
-    def start() -> Worker:
+    def __init__(self, jobs: int, timeout: float, done):
+        self.jobs, self.timeout, self.done = jobs, timeout, done
+        self.queue: list[Student] = []
+        self.workers: list[Worker] = []
+        self.selector = selectors.DefaultSelector()
+
+    def run(self, students: list[Student]) -> None:
+        self.queue = list(students)
+        try:
+            for _ in range(min(self.jobs, len(self.queue))):
+                self.start().give(self.queue.pop(0), self.timeout)
+            while any(w.student is not None for w in self.workers):
+                self.poll()
+        finally:  # interrupted or done: no worker outlives the batch
+            for worker in list(self.workers):
+                self.retire(worker)
+
+    def start(self) -> Worker:
         worker = Worker()
-        selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
-        workers.append(worker)
+        self.selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
+        self.workers.append(worker)
         return worker
 
-    def retire(worker: Worker) -> None:
-        selector.unregister(worker.process.stdout)
+    def retire(self, worker: Worker) -> None:
+        self.selector.unregister(worker.process.stdout)
         worker.stop()
-        workers.remove(worker)
+        self.workers.remove(worker)
 
-    def finish(worker: Worker, report: dict) -> None:
+    def finish(self, worker: Worker, report: dict) -> None:
+        """Record the student's report and give the worker the next student."""
         student, worker.student = worker.student, None
         student.report = report
-        done(student)
-        if queue:
-            worker.give(queue.pop(0), timeout)
+        self.done(student)
+        if self.queue:
+            worker.give(self.queue.pop(0), self.timeout)
 
-    for _ in range(min(jobs, len(queue))):
-        start().give(queue.pop(0), timeout)
-    while any(w.student is not None for w in workers):
-        for key, _ in selector.select(timeout=0.5):
+    def replace(self, worker: Worker, why: str) -> None:
+        """A worker died or overran: its student fails with ``why``, a fresh worker takes over."""
+        student = worker.student
+        self.retire(worker)
+        if student is not None:
+            replacement = self.start()
+            replacement.student = student
+            self.finish(replacement, failure("grader-failed", why))
+
+    def poll(self) -> None:
+        for key, _ in self.selector.select(timeout=0.5):
             worker: Worker = key.data
             chunk = os.read(worker.process.stdout.fileno(), 1 << 20)
             if not chunk:
-                student = worker.student
-                retire(worker)
-                if student is not None:
-                    replacement = start()
-                    replacement.student = student
-                    finish(replacement, failure("grader-failed", "the grading process died"))
+                self.replace(worker, "the grading process died")
                 continue
             worker.buffer += chunk
             while b"\n" in worker.buffer and worker.student is not None:
@@ -163,15 +180,9 @@ def grade_all(students: list[Student], jobs: int, timeout: float, done) -> None:
                     reply = json.loads(line)
                 except ValueError:
                     reply = failure("grader-failed", "the grading process answered garbage")
-                finish(worker, reply)
-        for worker in [w for w in workers if w.student is not None and time.monotonic() > w.deadline]:
-            student = worker.student
-            retire(worker)
-            replacement = start()
-            replacement.student = student
-            finish(replacement, failure("grader-failed", "grading took far longer than its time limits allow"))
-    for worker in list(workers):
-        retire(worker)
+                self.finish(worker, reply)
+        for worker in [w for w in self.workers if w.student is not None and time.monotonic() > w.deadline]:
+            self.replace(worker, "grading took far longer than its time limits allow")
 
 
 def gradebook(students: list[Student]) -> str:
@@ -281,7 +292,7 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float) -> int:
         write_atomically(reports / f"{student.id}.json", json.dumps(student.report, indent=2) + "\n")
         progress.update(student)
 
-    grade_all(pending, jobs, timeout, done)
+    Pool(jobs, timeout, done).run(pending)
     counts = diagnosis_counts(students)
     write_atomically(out / "grades.csv", gradebook(students))
     write_atomically(out / "summary.md", summary_markdown(students, counts))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from helpers import ROOT, SOLUTION, micrograde
@@ -118,3 +120,32 @@ def test_batch_bad_invocation(tmp_path):
     assert result.returncode == 2 and "not a directory" in result.stderr
     result = micrograde("batch", str(tmp_path), "--out", str(tmp_path / "o"), "--jobs", "0")
     assert result.returncode == 2 and "--jobs" in result.stderr
+
+
+def test_a_dying_grading_process_costs_only_its_student(tmp_path):
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    (folder / "alice.py").write_text(SOLUTION)
+    (folder / "zed.py").write_text(HANGS)  # graded last; its worker is killed while it waits
+    out = tmp_path / "results"
+    process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
+                                "--jobs", "1", "--timeout", "20"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    assert process.stderr.readline().startswith("1/2 alice")
+    time.sleep(1.0)
+    workers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and
+               b"grader.batch_worker" in _cmdline(p)]
+    assert workers
+    for worker in workers:
+        os.kill(int(worker.name), signal.SIGKILL)
+    assert process.wait(timeout=60) == 0
+    grades = rows(out)
+    assert grades["alice"]["score"] == "100"
+    assert grades["zed"]["status"] == "grader-failed"
+    assert "died" in json.loads((out / "reports" / "zed.json").read_text())["error"]
+
+
+def _cmdline(path: Path) -> bytes:
+    try:
+        return (path / "cmdline").read_bytes()
+    except OSError:
+        return b""
