@@ -25,6 +25,7 @@ import functools
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -64,8 +65,21 @@ class Sandbox:
         }
 
 
+def die_with_parent() -> None:
+    """Have the kernel kill the child if the grading process dies first (Linux)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        try:
+            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+
+
 def limits(cpu_seconds: int) -> None:
-    """Resource limits for the child; runs between fork and exec."""
+    """Resource limits for the child, and death with its parent; runs between fork and exec."""
+    die_with_parent()
     for which, value in (
         (resource.RLIMIT_AS, MEMORY_BYTES),
         (resource.RLIMIT_CPU, cpu_seconds),

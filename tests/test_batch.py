@@ -142,6 +142,11 @@ def test_a_dying_grading_process_costs_only_its_student(tmp_path):
     assert grades["alice"]["score"] == "100"
     assert grades["zed"]["status"] == "grader-failed"
     assert "died" in json.loads((out / "reports" / "zed.json").read_text())["error"]
+    # the dead worker's own child, stuck in zed's loop, died with it
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(b"micrograde-child" in _cmdline(p) for p in Path("/proc").iterdir()):
+        time.sleep(0.1)
+    assert not any(b"micrograde-child" in _cmdline(p) for p in Path("/proc").iterdir())
 
 
 def _cmdline(path: Path) -> bytes:
