@@ -50,8 +50,6 @@ class Verdict:
     actual: dict[str, object] = field(default_factory=dict)
     expected_data: float | None = None
     actual_data: object = None
-    trace: list = field(default_factory=list)  # backward: per run, the order _backward ran
-    runs: list = field(default_factory=list)  # backward: per run, every node's gradient
     train: dict = field(default_factory=dict)  # train_step: what was compared
     faults: set = field(default_factory=set)  # backward: what the traces show went wrong
     graph: tuple | None = None  # (expression, expected, actual (data, grad) of every node)
@@ -145,7 +143,7 @@ def judge_backward(case: Case, reply: dict) -> Verdict:
     ):
         return malformed(case, "the reply does not have the expected shape")
     expected_runs, slopes = reference_runs(case)
-    verdict = Verdict(case, trace=[r["trace"] for r in runs], runs=[r["grads"] for r in runs])
+    verdict = Verdict(case)
     last_got, last_want = runs[-1]["grads"], expected_runs[-1]
     names = sorted({n for expr in case.exprs for n in leaf_names(expr)})
     final: dict[str, tuple[object, float]] = {}
