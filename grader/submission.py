@@ -237,14 +237,35 @@ def candidate_files(root: Path) -> list[Path]:
     return found
 
 
+def is_stub(function: ast.FunctionDef) -> bool:
+    """A body that is only a docstring and ``raise NotImplementedError``: not written yet."""
+    body = [n for n in function.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
+
+
+def written(source: SourceFile, name: str) -> int:
+    """How many of the graded methods (or the function) ``source`` has actually written for ``name``."""
+    count = 0
+    for unit in source.units:
+        for node in unit.tree.body if unit.tree else ():
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                count = int(not is_stub(node))
+            elif isinstance(node, ast.ClassDef) and node.name == name:
+                count = sum(1 for item in node.body if isinstance(item, ast.FunctionDef)
+                            and item.name in METHODS.values() and not is_stub(item))
+    return count
+
+
 def choose(files: list[SourceFile], name: str) -> SourceFile | None:
-    """The file to take ``name`` from: a real definition beats an import, ``.py`` beats a notebook."""
+    """The file to take ``name`` from: a real definition beats an import, written code beats a stub
+    (a student's copy of ``exercises/`` may hold a filled-in notebook beside untouched .py stubs),
+    then ``.py`` beats a notebook."""
 
     def rank(source: SourceFile) -> tuple:
         defined = any(
             is_definition(node, name) for u in source.units for node in (u.tree.body if u.tree else ())
         )
-        return (not defined, source.kind != "py", len(source.path.parts), source.display)
+        return (not defined, -written(source, name), source.kind != "py", len(source.path.parts), source.display)
 
     having = [s for s in files if s.defines(name) or s.read_error or broken_python(s)]
     return min(having, key=rank) if having else None

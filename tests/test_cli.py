@@ -157,6 +157,24 @@ def test_directory_submission_with_local_imports():
     assert report["score"] == 100.0 and report["diagnoses"] == []
 
 
+def test_copy_of_exercises_with_the_notebook_filled_in(tmp_path):
+    work = tmp_path / "exercises"
+    work.mkdir()
+    for name in ("engine.py", "train.py"):
+        (work / name).write_text((ROOT / "exercises" / name).read_text())
+    notebook = json.loads((ROOT / "exercises" / "micrograd.ipynb").read_text())
+    head, rest = SOLUTION.split("class Value", 1)
+    for cell in notebook["cells"]:
+        source = "".join(cell["source"])
+        if source.startswith("class Value"):
+            cell["source"] = "class Value" + rest.split("def train_step")[0]
+        elif source.startswith("def train_step"):
+            cell["source"] = "def train_step" + rest.split("def train_step")[1]
+    (work / "micrograd.ipynb").write_text(json.dumps(notebook))
+    report = json.loads(micrograde("grade", str(work), "--format", "json").stdout)
+    assert report["score"] == 100.0 and report["diagnoses"] == []
+
+
 def test_copy_of_exercises_with_edited_py_files(tmp_path):
     work = tmp_path / "exercises"
     work.mkdir()
