@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION
+from helpers import SOLUTION, processes_with
 
 import reference
 from grader import sandbox
@@ -37,16 +37,7 @@ def mode(request, monkeypatch):
 
 
 def leftover_children() -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if CHILD_MARK.encode() in cmdline or b"micrograde-test-sleeper" in cmdline:
-                found.append(entry.name)
-    return found
+    return processes_with(CHILD_MARK.encode(), b"micrograde-test-sleeper")
 
 
 def run(tmp_path: Path, source: str, timeout: float = 10.0, bound: float = 30.0, name: str = "work.py"):

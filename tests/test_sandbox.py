@@ -7,10 +7,9 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, processes_with
 
 from grader import sandbox
 
@@ -49,15 +48,7 @@ def isolated():
 
 
 def escapees() -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if b"micrograde-escapee" in (entry / "cmdline").read_bytes():
-                    found.append(entry.name)
-            except OSError:
-                pass
-    return found
+    return processes_with(b"micrograde-escapee")
 
 
 def test_namespaces_confine_without_the_audit_hook(isolated, tmp_path):
