@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -51,7 +50,7 @@ def available() -> bool:
 
 def execute_notebook(path: Path, timeout: float) -> dict:
     """Run ``path`` in a kernel; the cells that failed, by number and first line, as warnings."""
-    from grader.notebook import student_cells
+    from grader.notebook import first_line, student_cells
 
     if not available():
         raise InputError("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
@@ -61,12 +60,11 @@ def execute_notebook(path: Path, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="micrograde-execute-", ignore_cleanup_errors=True) as tmp:
         copy = Path(tmp) / "notebook.ipynb"
         copy.write_bytes(path.read_bytes())
-        env = {"PATH": os.defpath, "HOME": tmp, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
         try:
             result = subprocess.run(
-                [sys.executable, "-c", CHILD, str(copy), str(timeout)], capture_output=True, cwd=tmp, env=env,
-                timeout=timeout * 3 + 30, stdin=subprocess.DEVNULL, start_new_session=True,
-                preexec_fn=lambda: sandbox.limits(int(timeout * 3) + 30))
+                [sys.executable, "-c", CHILD, str(copy), str(timeout)], capture_output=True, cwd=tmp,
+                env=sandbox.environment(tmp), timeout=timeout * 3 + 30, stdin=subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=lambda: sandbox.limits(int(timeout * 3) + 30))
             outcome = json.loads(result.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
         except subprocess.TimeoutExpired:
             outcome = {"status": "the notebook ran past its time limit", "failed": []}
@@ -79,7 +77,7 @@ def execute_notebook(path: Path, timeout: float) -> dict:
         cell = notebook["cells"][item["index"]]
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
-        first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+        first = first_line(source)
         failed.append({"cell": number, "first_line": first[:80], "error": item["error"]})
         warnings.append(f"executed: cell {number} (`{first[:60]}`) raised {item['error']}")
     if outcome.get("status") != "completed":

@@ -15,6 +15,7 @@ from pathlib import Path
 from grader import diagnose, feedback, sandbox
 from grader.cases import CHECKS, Check, TrainCase, points
 from grader.judge import Verdict, judge_backward, judge_op, judge_train, malformed
+from grader.notebook import first_line
 from grader.report import TARGETS, CheckResult, Diagnosis, Report
 from grader.session import Options, Session
 from grader.submission import Location, Submission, read_submission
@@ -135,9 +136,8 @@ def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location
 def cell_warning(submission: Submission, failure: dict) -> str:
     """A notebook cell that raised: its number, its first line, and the error (not a lost point)."""
     cell = failure["unit"]
-    first = next((line.strip() for source in submission.files for unit in source.units
-                  if unit.filename == failure.get("unit_file") for line in unit.source.splitlines()
-                  if line.strip()), "")
+    first = next((first_line(unit.source) for source in submission.files for unit in source.units
+                  if unit.filename == failure.get("unit_file")), "")
     error = {**failure, "line": None}
     return f"cell {cell} (`{first[:60]}`) raised {feedback.describe_error(error)}"
 

@@ -38,6 +38,11 @@ def neutralise(code: str) -> str | None:
     return "\n".join(lines)
 
 
+def first_line(source: str) -> str:
+    """A cell's first non-blank line: how a warning names the cell."""
+    return next((line.strip() for line in source.splitlines() if line.strip()), "")
+
+
 def student_cells(notebook: dict) -> list[tuple[int, dict]]:
     """The student's cells, numbered from 1 from the top, leaving out micrograde's own."""
     own = [c for c in notebook.get("cells", []) if FEEDBACK_TAG not in c.get("metadata", {}).get("tags", [])]

@@ -65,6 +65,18 @@ class Sandbox:
         }
 
 
+def environment(home: str) -> dict[str, str]:
+    """The whole environment a child gets: nothing of the grader's, a fresh home."""
+    return {
+        "PATH": os.defpath,
+        "HOME": home,
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }
+
+
 def die_with_parent() -> None:
     """Have the kernel kill the child if the grading process dies first (Linux)."""
     if sys.platform.startswith("linux"):

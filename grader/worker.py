@@ -64,14 +64,6 @@ class Worker:
         rep_r, rep_w = os.pipe()
         out = open(self.workdir / f"stdout.{self.number}", "wb")
         err = open(self.workdir / f"stderr.{self.number}", "wb")
-        env = {
-            "PATH": os.defpath,
-            "HOME": str(self.workdir),
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8",
-        }
         argv = [sys.executable, "-s", "-P", "-c", HARNESS_SOURCE, CHILD_MARK, str(req_r), str(rep_w)]
         try:
             self.process = subprocess.Popen(
@@ -80,7 +72,7 @@ class Worker:
                 stdout=out,
                 stderr=err,
                 cwd=self.workdir,
-                env=env,
+                env=sandbox.environment(str(self.workdir)),
                 pass_fds=(req_r, rep_w),
                 start_new_session=True,
                 preexec_fn=lambda: sandbox.limits(self.cpu_seconds),
