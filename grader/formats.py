@@ -19,12 +19,10 @@ def _details(report: Report, check: CheckResult) -> str:
     lines = [check.message] if check.message else []
     lines += [f"[{d.code}] {d.message}" for d in report.diagnoses if d.target == check.target]
     if check.counterexample is not None:
-        example = check.counterexample
-        lines.append(f"expression: {example.expression}")
-        lines.append(f"inputs: {json.dumps(example.to_json()['inputs'])}")
-        lines.append(f"expected: {json.dumps(example.to_json()['expected'])}")
-        lines.append(f"actual: {json.dumps(example.to_json()['actual'])}")
-        lines.append(f"oracle: {example.oracle}")
+        example = check.counterexample.to_json()
+        lines += [f"expression: {example['expression']}"]
+        lines += [f"{key}: {json.dumps(example[key])}" for key in ("inputs", "expected", "actual")]
+        lines += [f"oracle: {example['oracle']}"]
     return "\n".join(lines)
 
 

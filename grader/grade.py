@@ -87,7 +87,7 @@ class TargetRun:
         missing = None
         for check in CHECKS[self.target]:
             if self.lost is not None or missing is not None:
-                status = "error" if missing else ("timeout" if self.lost.reason == "timeout" else "error")
+                status = "error" if missing else self.lost.status
                 detail = missing or self.lost.detail
                 results.append(CheckResult(check.id, self.target, check.title, status, points(check),
                                            message=f"not run: {detail}"))
@@ -98,7 +98,7 @@ class TargetRun:
                 self.lost = lost
                 self.session.close()
                 results.append(CheckResult(check.id, self.target, check.title,
-                                           "timeout" if lost.reason == "timeout" else "error",
+                                           lost.status,
                                            points(check), message=lost.detail))
                 continue
             results.append(result)

@@ -45,6 +45,11 @@ class WorkerLost(BaseException):
         self.reason = reason
         self.detail = detail
 
+    @property
+    def status(self) -> str:
+        """The status of the check it interrupted."""
+        return "timeout" if self.reason == "timeout" else "error"
+
 
 class Worker:
     """One child process, started on first use."""
