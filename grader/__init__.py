@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 
 
 def check(*args, **kwargs):
-    """Grade your ``Value`` and ``train_step``: see ``grader.check.check``."""
-    from grader.check import check as run
+    """Grade your ``Value`` and ``train_step``: see ``grader.student.check``."""
+    from grader.student import check as run
 
     return run(*args, **kwargs)

@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_template(args: argparse.Namespace) -> int:
-    from grader import templates
+    from grader.staff import templates
 
     if args.kind == "github-classroom":
         written = templates.github_classroom(args.directory, args.install, args.submission)
@@ -89,7 +89,7 @@ def run_result(args: argparse.Namespace) -> int:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    from grader.batch import run_batch as batch
+    from grader.staff.batch import run_batch as batch
 
     if args.jobs < 1:
         raise _BadInput("--jobs must be at least 1")
@@ -108,9 +108,9 @@ def write(path: Path, text: str) -> None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from grader import handback
     from grader.grade import Options, grade_submission
-    from grader.submission import read_submission
+    from grader.report import handback
+    from grader.submission.source import read_submission
 
     if args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
@@ -119,14 +119,14 @@ def run_grade(args: argparse.Namespace) -> int:
     if (args.feedback or args.html or args.execute) and notebook is None:
         raise _BadInput("--feedback, --html and --execute need a notebook submission")
     if args.execute:
-        from grader.execute import available
+        from grader.staff.execute import available
 
         if not available():
             raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
     started = time.monotonic()
     report = grade_submission(submission, Options(timeout=args.timeout))
     if args.execute:
-        from grader.execute import execute_notebook  # noqa: I001 (optional extra)
+        from grader.staff.execute import execute_notebook  # noqa: I001 (optional extra)
 
         report.execution = execute_notebook(notebook.path, timeout=args.timeout * 6)
         report.warnings.extend(report.execution.get("warnings", []))
@@ -142,7 +142,7 @@ def run_grade(args: argparse.Namespace) -> int:
     else:
         write(args.output, text)
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        from grader.github import report_to_github
+        from grader.report.github import report_to_github
 
         report_to_github(report, submission, sys.stderr)
     if args.fail_under is not None:
@@ -155,18 +155,18 @@ def render(report, args: argparse.Namespace, seconds: float) -> str:
     if args.format == "json":
         return json.dumps(report.to_json(), indent=2) + "\n"
     if args.format == "junit":
-        from grader.formats import render_junit
+        from grader.report.formats import render_junit
 
         return render_junit(report, report.timings)
     if args.format == "gradescope":
-        from grader.formats import render_gradescope
+        from grader.report.formats import render_gradescope
 
         return render_gradescope(report, seconds)
     if args.format == "markdown":
-        from grader.markdown import render_markdown
+        from grader.report.markdown import render_markdown
 
         return render_markdown(report)
-    from grader.text import render_text
+    from grader.report.text import render_text
 
     to_terminal = args.output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     return render_text(report, colour=to_terminal)
@@ -177,7 +177,7 @@ class _BadInput(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from grader.submission import InputError
+    from grader.submission.errors import InputError
 
     args = build_parser().parse_args(argv)
     commands = {"grade": run_grade, "template": run_template, "batch": run_batch, "result": run_result}

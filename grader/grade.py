@@ -12,14 +12,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader import diagnose, feedback, sandbox
-from grader.cases import CHECKS, Check, TrainCase, points
-from grader.judge import Verdict, judge_backward, judge_op, judge_train, malformed
-from grader.notebook import first_line
-from grader.report import TARGETS, CheckResult, Diagnosis, Report
-from grader.session import Options, Session
-from grader.submission import Location, Submission, read_submission
-from grader.worker import WorkerLost
+from grader.child import sandbox
+from grader.child.process import WorkerLost
+from grader.child.session import Options, Session
+from grader.diagnosis import feedback, rules
+from grader.judging.judge import Verdict, judge_backward, judge_op, judge_train, malformed
+from grader.report.model import TARGETS, CheckResult, Diagnosis, Report
+from grader.spec.cases import CHECKS, Check, TrainCase, points
+from grader.submission.notebook import first_line
+from grader.submission.source import Location, Submission, read_submission
 
 OP_TARGETS = ("add", "mul", "pow", "tanh")
 TRAIN_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
@@ -63,8 +64,8 @@ class TargetRun:
     def run_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
         result = CheckResult(check.id, self.target, check.title, "passed", points(check))
         if check.generated:
-            from grader.search import search
-            from grader.strategies import expressions
+            from grader.search.engine import search
+            from grader.search.strategies import expressions
 
             strategy = (expressions(self.target) if self.target in OP_TARGETS
                         else expressions(None, roots=2))
@@ -73,7 +74,7 @@ class TargetRun:
             verdicts = [self.evaluate(case) for case in check.cases]
         failing = [v for v in verdicts if not v.passed(check.focus)]
         if failing:
-            worst = diagnose.smallest(failing)
+            worst = rules.smallest(failing)
             result.status = "error" if worst.error is not None else "failed"
             if worst.error is not None:
                 result.message = feedback.describe_error(worst.error)
@@ -110,11 +111,11 @@ class TargetRun:
 
 def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location: Location | None) -> list[Diagnosis]:
     if target in OP_TARGETS:
-        codes = diagnose.diagnose_op(target, verdicts)
+        codes = rules.diagnose_op(target, verdicts)
     elif target == "backward":
-        codes = diagnose.diagnose_backward(verdicts)
+        codes = rules.diagnose_backward(verdicts)
     else:
-        codes = diagnose.diagnose_train(verdicts)
+        codes = rules.diagnose_train(verdicts)
     found: list[tuple[str, Verdict | None, str]] = [(code, v, "") for code, v in codes.items()]
     if run.lost is not None:
         code = "timeout" if run.lost.reason == "timeout" else "crash"

@@ -131,7 +131,7 @@ def test_a_dying_grading_process_costs_only_its_student(tmp_path):
                                 "--jobs", "1", "--timeout", "20"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     assert process.stderr.readline().startswith("1/2 alice")
     time.sleep(1.0)
-    workers = processes_with(b"grader.batch_worker")
+    workers = processes_with(b"grader.staff.batch_process")
     assert workers
     for worker in workers:
         os.kill(int(worker), signal.SIGKILL)

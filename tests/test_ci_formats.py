@@ -12,7 +12,7 @@ import zipfile
 import pytest
 from helpers import SOLUTION, micrograde
 
-from grader.cases import CHECKS, points
+from grader.spec.cases import CHECKS, points
 
 BUGGY = SOLUTION.replace("for node in reversed(topo):", "for node in topo:").replace(
     "self.grad += other.data * out.grad", "self.grad = other.data * out.grad").replace(
@@ -170,7 +170,7 @@ def test_gradescope_template_files(gradescope_template):
     with zipfile.ZipFile(gradescope_template["dir"] / "autograder.zip") as archive:
         names = archive.namelist()
         assert "setup.sh" in names and "run_autograder" in names
-        assert "micrograde/grader/harness.py" in names and "micrograde/pyproject.toml" in names
+        assert "micrograde/grader/child/harness.py" in names and "micrograde/pyproject.toml" in names
         assert (archive.getinfo("run_autograder").external_attr >> 16) & stat.S_IXUSR
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.grade import Options, grade
-from grader.report import TARGETS
+from grader.report.model import TARGETS
 
 CORPUS = Path(__file__).parent / "corpus"
 SOLUTION = (CORPUS / "solution.py").read_text()

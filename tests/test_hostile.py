@@ -18,9 +18,9 @@ import pytest
 from helpers import SOLUTION, processes_with
 
 import reference
-from grader import sandbox
+from grader.child import sandbox
+from grader.child.process import CHILD_MARK
 from grader.grade import Options, grade
-from grader.worker import CHILD_MARK
 
 TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")
 REFERENCE_DIR = Path(reference.__file__).resolve().parent

@@ -11,12 +11,12 @@ import time
 import pytest
 from helpers import ROOT, processes_with
 
-from grader import sandbox
+from grader.child import sandbox
 
 PROBE = r"""
 import os, subprocess, sys
 sys.path.insert(0, sys.argv[1])
-from grader.harness import confine
+from grader.child.harness import confine
 workdir, hidden, outside = sys.argv[2], sys.argv[3], sys.argv[4]
 print("confine:", confine(workdir, [hidden]))
 def attempt(what, action):

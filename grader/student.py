@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader.notebook import neutralise
-from grader.submission import without_self_check
+from grader.submission.notebook import neutralise
+from grader.submission.source import without_self_check
 
 
 class Feedback:
@@ -29,12 +29,12 @@ class Feedback:
         return self.report.score
 
     def _repr_markdown_(self) -> str:
-        from grader.markdown import render_markdown
+        from grader.report.markdown import render_markdown
 
         return render_markdown(self.report)
 
     def __repr__(self) -> str:
-        from grader.text import render_text
+        from grader.report.text import render_text
 
         return render_text(self.report)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.expr import Expr, Sym, compile_sym, leaf, render
+from grader.spec.expr import Expr, Sym, compile_sym, leaf, render
 
 POINTS = {"add": 15.0, "mul": 15.0, "pow": 15.0, "tanh": 15.0, "backward": 20.0, "train_step": 20.0}
 

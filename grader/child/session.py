@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.submission import Submission
-from grader.worker import Worker, WorkerLost, captured_output
+from grader.child.process import Worker, WorkerLost, captured_output
+from grader.submission.source import Submission
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class Session:
             copy_sources(self.submission, self.workdir / "submission")
         try:
             # Importing Hypothesis takes as long as the child takes to start: overlap them.
-            self.start(meanwhile=lambda: importlib.import_module("grader.search"))
+            self.start(meanwhile=lambda: importlib.import_module("grader.search.engine"))
         except WorkerLost as lost:
             self.load_lost = lost
             self.close()

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from grader.feedback import METHOD_NAMES
-from grader.report import TARGETS, CheckResult, Report
+from grader.diagnosis.feedback import METHOD_NAMES
+from grader.report.model import TARGETS, CheckResult, Report
 
 
 def _details(report: Report, check: CheckResult) -> str:
@@ -77,7 +77,7 @@ def render_junit(report: Report, seconds: dict[str, float] | None = None) -> str
 
 def render_gradescope(report: Report, execution_time: float = 0.0) -> str:
     """Gradescope's ``results.json``: one test per check, the score, and the diagnoses as output."""
-    from grader.text import render_text
+    from grader.report.text import render_text
 
     tests = []
     for check in report.checks:

@@ -10,8 +10,8 @@ that shows it.
 
 from __future__ import annotations
 
-from grader.expr import features
-from grader.judge import Verdict
+from grader.judging.judge import Verdict
+from grader.spec.expr import features
 
 
 def smallest(verdicts: list[Verdict]) -> Verdict:

@@ -1,6 +1,6 @@
 """The grading process's handle on a child process that runs submission code.
 
-A ``Worker`` starts ``grader/harness.py`` in its own process and session,
+A ``Worker`` starts ``grader/child/harness.py`` in its own process and session,
 talks to it over a private pair of pipes, and enforces a deadline on every
 reply. A child that hangs, dies or answers garbage is killed and reported as
 ``WorkerLost``; the caller decides what that costs and starts a fresh one.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import reference.engine
 import reference.nn
-from grader import sandbox
+from grader.child import sandbox
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py").read_text(encoding="utf-8")
 # Read once, when the grader starts: nothing a submission does later can change

@@ -8,7 +8,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from grader.cases import CHECKS, points
+from grader.spec.cases import CHECKS, points
 
 HERE = Path(__file__).resolve().parent
 PROJECT_FILES = ("pyproject.toml", "README.md")
@@ -70,7 +70,7 @@ def gradescope(directory: Path) -> list[Path]:
     source = directory / "micrograde"
     if source.exists():
         shutil.rmtree(source)
-    root = HERE.parent
+    root = HERE.parent.parent
     for package in PACKAGES:
         shutil.copytree(root / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for name in PROJECT_FILES:

@@ -12,14 +12,12 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.submission.errors import InputError
+
 WANTED = ("Value", "train_step")
 METHODS = {"add": "__add__", "mul": "__mul__", "pow": "__pow__", "tanh": "tanh", "backward": "backward"}
 SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests", "node_modules"}
 MAX_FILE_BYTES = 20 * 1024 * 1024
-
-
-class InputError(Exception):
-    """The path cannot be graded at all (exit status 2): not the student's code's fault."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +107,7 @@ class Submission:
         """Imports of an autograd library or of the grader in the files graded, found by reading them.
 
         (What those files import from elsewhere is caught when it runs.)"""
-        from grader.harness import FORBIDDEN_MODULES
+        from grader.child.harness import FORBIDDEN_MODULES
 
         found = []
         for source in dict.fromkeys(self.providers.values()):
@@ -208,7 +206,7 @@ def read_bytes(path: Path) -> bytes:
 
 
 def read_notebook(path: Path, display: str) -> SourceFile:
-    from grader.notebook import notebook_cells
+    from grader.submission.notebook import notebook_cells
 
     source = SourceFile(path, display, "ipynb")
     for cell_number, code in notebook_cells(read_bytes(path), display):

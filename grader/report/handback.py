@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
-from grader.markdown import summary, target_section
-from grader.notebook import FEEDBACK_TAG, read, student_cells
-from grader.report import TARGETS, Report
-from grader.submission import Submission
+from grader.report.markdown import summary, target_section
+from grader.report.model import TARGETS, Report
+from grader.submission.notebook import FEEDBACK_TAG, read, student_cells
+from grader.submission.source import Submission
 
 
 def _cell(cell_id: str, source: str, with_id: bool) -> dict:

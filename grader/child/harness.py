@@ -1,6 +1,6 @@
 """The child side of grading: runs submission code and reports raw observations.
 
-This file runs as a script in a separate process (see ``grader.worker``); it is
+This file runs as a script in a separate process (see ``grader.child.process``); it is
 the only place where a student's code executes. It imports nothing from the
 grader, so that nothing the submission does can reach the grading logic, and
 it never judges anything: it builds graphs, calls the student's methods and

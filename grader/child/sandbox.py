@@ -4,7 +4,7 @@ Layers, from always there to best effort:
 
 1. resource limits (memory, CPU time, file size, open files, no core dumps),
    set in the child before it starts; plus, inside the child, an audit hook
-   (see ``grader.harness``) that refuses process creation, signals to other
+   (see ``grader.child.harness``) that refuses process creation, signals to other
    processes, sockets, ``ctypes``, forbidden imports and writes outside the
    working directory;
 2. Linux namespaces through ``unshare`` (as root, or as a user where user

@@ -5,10 +5,10 @@ Messages describe behaviour and ideas, never the code that fixes them.
 
 from __future__ import annotations
 
-from grader.cases import TrainCase
-from grader.graph import mermaid
-from grader.judge import Verdict
-from grader.report import Counterexample, tidy
+from grader.judging.judge import Verdict
+from grader.report.graph import mermaid
+from grader.report.model import Counterexample, tidy
+from grader.spec.cases import TrainCase
 
 METHOD_NAMES = {"add": "__add__", "mul": "__mul__", "pow": "__pow__", "tanh": "tanh",
                 "backward": "backward", "train_step": "train_step", "submission": "the submission"}

@@ -8,7 +8,7 @@ install.
 
 from __future__ import annotations
 
-from grader.expr import SYMBOLS, Expr, operands
+from grader.spec.expr import SYMBOLS, Expr, operands
 
 OP_LABELS = {**SYMBOLS, "tanh": "tanh"}
 

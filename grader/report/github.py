@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 from typing import TextIO
 
-from grader.markdown import render_markdown
-from grader.report import Report
-from grader.submission import Submission
+from grader.report.markdown import render_markdown
+from grader.report.model import Report
+from grader.submission.source import Submission
 
 
 def _escape_data(text: str) -> str:

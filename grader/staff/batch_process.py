@@ -10,9 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from grader.batch import failure
 from grader.grade import Options, grade
-from grader.submission import InputError
+from grader.staff.batch import failure
+from grader.submission.errors import InputError
 
 
 def main() -> None:

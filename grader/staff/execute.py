@@ -17,8 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader import sandbox
-from grader.submission import InputError
+from grader.child import sandbox
+from grader.submission.errors import InputError
 
 CHILD = r"""
 import json, sys
@@ -50,7 +50,7 @@ def available() -> bool:
 
 def execute_notebook(path: Path, timeout: float) -> dict:
     """Run ``path`` in a kernel; the cells that failed, by number and first line, as warnings."""
-    from grader.notebook import first_line, student_cells
+    from grader.submission.notebook import first_line, student_cells
 
     if not available():
         raise InputError("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")

@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass, field
 
 import reference
-from grader.cases import Case
-from grader.expr import Expr, build_values, evaluate, leaf_names, observe, operands
+from grader.spec.cases import Case
+from grader.spec.expr import Expr, build_values, evaluate, leaf_names, observe, operands
 
 REL_TOL = 1e-6  # against the reference: far above rounding, far below any real bug
 FD_TOL = 1e-4  # against finite differences, whose own error is about 1e-9

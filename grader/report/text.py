@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from grader.report import TARGETS, Report
-from grader.submission import Location
+from grader.report.model import TARGETS, Report
+from grader.submission.source import Location
 
 STATUS_MARK = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "31", "TIMEOUT": "33"}

@@ -16,8 +16,8 @@ import functools
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from grader.cases import Case
-from grader.expr import OPS, Expr, prune, safe_domain
+from grader.spec.cases import Case
+from grader.spec.expr import OPS, Expr, prune, safe_domain
 
 # (plain-number operand or None, operands swapped), first the simplest
 OTHER_OPERAND = ((None, False), (None, True), (2.0, False), (2.0, True), (-1.5, False), (0.5, True))

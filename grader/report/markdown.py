@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from grader.feedback import METHOD_NAMES, fmt
-from grader.report import TARGETS, Report
-from grader.submission import Location
+from grader.diagnosis.feedback import METHOD_NAMES, fmt
+from grader.report.model import TARGETS, Report
+from grader.submission.source import Location
 
 
 def summary(report: Report) -> str:

@@ -17,7 +17,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import Flaky
 from hypothesis.strategies import SearchStrategy
 
-from grader.judge import Verdict
+from grader.judging.judge import Verdict
 
 SHRINK_BUDGET = 80  # examples tried after the first failure, so shrinking stays quick
 

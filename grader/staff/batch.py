@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import __version__
-from grader.report import TARGETS
+from grader.report.model import TARGETS
 
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
 
@@ -93,10 +93,10 @@ def cached(student: Student, reports: Path) -> dict | None:
 
 
 class Worker:
-    """A grading process that takes one submission at a time (see ``grader.batch_worker``)."""
+    """A grading process that takes one submission at a time (see ``grader.staff.batch_process``)."""
 
     def __init__(self):
-        self.process = subprocess.Popen([sys.executable, "-m", "grader.batch_worker"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "grader.staff.batch_process"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.student: Student | None = None
         self.deadline = 0.0

@@ -1,7 +1,7 @@
 """Expressions the grader asks a submission to compute, as plain data.
 
 An expression is a tuple of nodes in topological order, the last node being
-the root, in the form ``grader.harness`` documents (``("mul", 0, 1)`` multiplies
+the root, in the form ``grader.child.harness`` documents (``("mul", 0, 1)`` multiplies
 nodes 0 and 1). Because nodes refer to earlier nodes by index, one node can be
 used many times: expressions are DAGs, which is what exposes gradient bugs
 that trees never show.
