@@ -1,13 +1,14 @@
 """Build micrograd yourself: a scalar that knows its own gradient.
 
-Fill in the five methods that raise NotImplementedError. Everything else is
-given and is written in terms of those five, so ``2 * a``, ``a - 1`` and
-``a / b`` start working as soon as your ``__add__``, ``__mul__`` and
-``__pow__`` do.
+Fill in the methods that raise NotImplementedError:
+``__add__``, ``__mul__``, ``__pow__``, ``tanh``, ``backward``.
+Everything else is given and is written in terms of those, so ``2 * a``,
+``a - 1`` and ``a / b`` start working as soon as the methods they use do.
 
 Check your work at any time with:  micrograde grade engine.py
 """
 
+import math
 
 
 class Value:

@@ -1,14 +1,53 @@
 """micrograde: grades a build-micrograd-yourself submission and names its gradient bugs.
 
-From a notebook or a script, ``from grader import check; check(Value, train_step)``
-grades your own classes and shows the report.
+The student API is ``check``: from a notebook or a script,
+``from grader import check; check(Value, train_step)`` grades your own classes and
+shows the report. The course API is ``grade_file``, ``Options`` and ``load_config``:
+``grade_file(Path("work.py"), Options(config=load_config(Path("micrograde.toml"))))``
+returns the report that every output format is rendered from. Everything else is internal.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
+__all__ = ["Options", "check", "grade_file", "load_config"]
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from grader.grade import Options
+    from grader.report.model import Report
+    from grader.spec.config import Config
+    from grader.student import Feedback
 
 
-def check(*args, **kwargs):
+def check(*args, **kwargs) -> Feedback:
     """Grade your ``Value`` and ``train_step``: see ``grader.student.check``."""
     from grader.student import check as run
 
     return run(*args, **kwargs)
+
+
+def grade_file(path: Path, options: Options | None = None) -> Report:
+    """Grade the submission at ``path`` (a ``.py``, a notebook or a folder); see ``grader.grade.grade``."""
+    from grader.grade import grade as run
+
+    return run(path, options)
+
+
+def load_config(path: Path | None) -> Config:
+    """A course configuration (``micrograde.toml`` or a ``pyproject.toml``); ``None`` gives the default."""
+    from grader.spec.config import load
+
+    return load(path)
+
+
+def __getattr__(name: str):
+    """``grader.Options`` without importing the grading machinery on ``import grader``."""
+    if name == "Options":
+        from grader.grade import Options
+
+        return Options
+    raise AttributeError(name)

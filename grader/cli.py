@@ -29,8 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("path", type=Path)
     grade.add_argument("--format", choices=("text", "json", "junit", "gradescope", "markdown"), default="text")
     grade.add_argument("--output", type=Path, help="write the report here instead of stdout")
-    grade.add_argument("--timeout", type=float, default=10.0,
-                       help="seconds each target (and loading) may take (default 10)")
+    grade.add_argument("--timeout", type=float,
+                       help="seconds each target (and loading) may take (default: the config's, 10)")
+    grade.add_argument("--audience", choices=("student", "staff"), default="student",
+                       help="staff reports also run and show the checks hidden from students")
     grade.add_argument("--feedback", type=Path, metavar="OUT.ipynb",
                        help="write the notebook back with feedback cells in it (notebook submissions)")
     grade.add_argument("--html", type=Path, metavar="OUT.html", help="the feedback notebook as an HTML page")
@@ -50,18 +52,40 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("submissions", type=Path)
     batch.add_argument("--out", type=Path, required=True, help="folder for the reports and the gradebook")
     batch.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    batch.add_argument("--timeout", type=float, default=10.0)
+    batch.add_argument("--timeout", type=float)
     result = commands.add_parser("result", help="exit 0 when one check of a JSON report passed")
     result.add_argument("report", type=Path)
     result.add_argument("check", help="a check id, such as mul.reused-node")
+    scaffold = commands.add_parser("scaffold", help="write the student files of the course's exercise")
+    scaffold.add_argument("directory", type=Path)
+    for command in (grade, template, batch, result, scaffold):
+        command.add_argument("--config", type=Path, metavar="FILE",
+                             help="the course configuration: micrograde.toml, or a pyproject.toml with "
+                                  "[tool.micrograde] (default: the classic exercise)")
     return parser
+
+
+def exercise_of(args: argparse.Namespace):
+    """The exercise the course configuration describes (``ConfigError`` names a wrong key)."""
+    from grader.spec.config import load
+    from grader.spec.exercise import Exercise
+
+    return Exercise(load(args.config))
+
+
+def run_scaffold(args: argparse.Namespace) -> int:
+    from grader.spec.scaffold import write_scaffold
+
+    for path in write_scaffold(exercise_of(args), args.directory):
+        print(path)
+    return EXIT_OK
 
 
 def run_template(args: argparse.Namespace) -> int:
     from grader.staff import templates
 
     if args.kind == "github-classroom":
-        written = templates.github_classroom(args.directory, args.install, args.submission)
+        written = templates.github_classroom(args.directory, args.install, args.submission, exercise_of(args))
     else:
         written = templates.gradescope(args.directory)
     for path in written:
@@ -93,11 +117,12 @@ def run_batch(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise _BadInput("--jobs must be at least 1")
-    if args.timeout <= 0:
+    if args.timeout is not None and args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
     if not args.submissions.is_dir():
         raise _BadInput(f"{args.submissions}: not a directory")
-    return batch(args.submissions, args.out, jobs=args.jobs, timeout=args.timeout)
+    exercise_of(args)  # a wrong configuration stops the batch before it starts
+    return batch(args.submissions, args.out, jobs=args.jobs, timeout=args.timeout, config=args.config)
 
 
 def write(path: Path, text: str) -> None:
@@ -112,9 +137,10 @@ def run_grade(args: argparse.Namespace) -> int:
     from grader.report import handback
     from grader.submission.source import read_submission
 
-    if args.timeout <= 0:
+    if args.timeout is not None and args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
-    submission = read_submission(args.path)
+    options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=args.audience)
+    submission = read_submission(args.path, options.config)
     notebook = handback.graded_notebook(submission)
     if (args.feedback or args.html or args.execute) and notebook is None:
         raise _BadInput("--feedback, --html and --execute need a notebook submission")
@@ -124,11 +150,11 @@ def run_grade(args: argparse.Namespace) -> int:
         if not available():
             raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
     started = time.monotonic()
-    report = grade_submission(submission, Options(timeout=args.timeout))
+    report = grade_submission(submission, options)
     if args.execute:
         from grader.staff.execute import execute_notebook  # noqa: I001 (optional extra)
 
-        report.execution = execute_notebook(notebook.path, timeout=args.timeout * 6)
+        report.execution = execute_notebook(notebook.path, timeout=options.exercise().time_budget())
         report.warnings.extend(report.execution.get("warnings", []))
     if args.feedback or args.html:
         handed_back = handback.feedback_notebook(notebook.path.read_bytes(), report, submission)
@@ -180,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     from grader.submission.errors import InputError
 
     args = build_parser().parse_args(argv)
-    commands = {"grade": run_grade, "template": run_template, "batch": run_batch, "result": run_result}
+    commands = {"grade": run_grade, "template": run_template, "batch": run_batch, "result": run_result,
+                "scaffold": run_scaffold}
     try:
         return commands[args.command](args)
     except (InputError, _BadInput) as exc:

@@ -10,68 +10,90 @@ from __future__ import annotations
 import random
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.child import sandbox
 from grader.child.process import WorkerLost
-from grader.child.session import Options, Session
+from grader.child.session import Session
 from grader.diagnosis import feedback, rules
-from grader.judging.judge import Verdict, judge_backward, judge_op, judge_train, malformed
-from grader.report.model import TARGETS, CheckResult, Diagnosis, Report
-from grader.spec.cases import CHECKS, Check, TrainCase, points
+from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train, malformed
+from grader.judging.plan import plan_backward, plan_op
+from grader.report.model import CheckResult, Diagnosis, Report
+from grader.spec import config as course_config
+from grader.spec.cases import Check, TrainCase
+from grader.spec.config import Config
+from grader.spec.exercise import Exercise, Target
 from grader.submission.notebook import first_line
 from grader.submission.source import Location, Submission, read_submission
 
-OP_TARGETS = ("add", "mul", "pow", "tanh")
 TRAIN_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
 TRAIN_YS = [1.0, -1.0, -1.0, 1.0]
 TRAIN_WEIGHTS = [round(w, 6) for w in (random.Random(2024 + i).uniform(-1, 1) for i in range(41))]
 
 
+@dataclass(frozen=True)
+class Options:
+    """How to grade: the course configuration, and what the command line overrides in it."""
+
+    config: Config | None = None  # None: the default exercise
+    timeout: float | None = None  # seconds for loading and for each target, instead of the config's
+    audience: str = "student"  # "staff" also runs and reports the checks hidden from students
+
+    def exercise(self) -> Exercise:
+        config = self.config or course_config.default()
+        return Exercise(config if self.timeout is None else config.with_time_limit(self.timeout))
+
+
 class TargetRun:
     """Grades one target: its checks in order, until its code is lost."""
 
-    def __init__(self, target: str, session: Session, options: Options):
+    def __init__(self, target: Target, session: Session, exercise: Exercise, checks: list[Check]):
         self.target = target
         self.session = session
-        self.options = options
-        self.deadline = time.monotonic() + options.timeout
+        self.exercise = exercise
+        self.checks = checks
+        self.deadline = time.monotonic() + target.time_limit
         self.lost: WorkerLost | None = None
+        config = exercise.config
+        self.tolerance = Tolerance(config.reference_tolerance, config.difference_tolerance)
 
-    def request(self, case) -> dict:
-        if isinstance(case, TrainCase):
-            return {"kind": "train", "needs": "train_step", "nin": 3, "nouts": [4, 4, 1],
-                    "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS,
-                    "lr": case.lr, "steps": case.steps}
-        if self.target == "backward":
-            return {"kind": "backward", "exprs": [list(map(list, e)) for e in case.exprs],
-                    "inputs": case.values}
-        return {"kind": "op", "target": self.target, "expr": [list(n) for n in case.expr],
-                "inputs": case.values}
-
-    def evaluate(self, case) -> Verdict:
-        reply = self.session.call(self.request(case), self.deadline)
+    def evaluate(self, case, check: Check | None = None) -> Verdict:
         try:
             if isinstance(case, TrainCase):
-                return judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply)
-            if self.target == "backward":
-                return judge_backward(case, reply)
-            return judge_op(case, self.target, reply)
+                request = {"kind": "train", "needs": "train_step", "nin": 3, "nouts": [4, 4, 1],
+                           "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS,
+                           "lr": case.lr, "steps": case.steps}
+                reply = self.session.call(request, self.deadline, training=True)
+                return judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply, self.tolerance)
+            if self.target.kind == "backward":
+                reply = self.session.call(plan_backward(case), self.deadline)
+                return judge_backward(case, reply, self.tolerance)
+            plan = plan_op(case, self.target.name)
+            reply = self.session.call(plan.request, self.deadline)
+            return judge_op(case, reply, plan, self.tolerance, kink=check is not None and check.kink)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError):
             # The child is not trusted: a reply that cannot be read is this case's failure.
             return malformed(case, "the reply could not be read")
 
+    def result(self, check: Check, status: str, message: str = "") -> CheckResult:
+        return CheckResult(check.id, self.target.name, check.title, status, self.target.points_of(check),
+                           message=message, hidden=check.id in self.target.hidden)
+
     def run_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
-        result = CheckResult(check.id, self.target, check.title, "passed", points(check))
+        result = self.result(check, "passed")
         if check.generated:
             from grader.search.engine import search
             from grader.search.strategies import expressions
 
-            strategy = (expressions(self.target) if self.target in OP_TARGETS
+            ops = self.exercise.generated_ops
+            strategy = (expressions(self.target.name, ops=ops) if self.target.kind == "op"
                         else expressions(None, roots=2))
-            verdicts = search(strategy, self.evaluate, check.focus, self.options.max_examples)
+            verdicts = search(strategy, self.evaluate, check.focus, self.exercise.config.examples)
         else:
-            verdicts = [self.evaluate(case) for case in check.cases]
+            verdicts = [self.evaluate(case, check) for case in check.cases]
+        for verdict in verdicts:
+            verdict.check = check
         failing = [v for v in verdicts if not v.passed(check.focus)]
         if failing:
             worst = rules.smallest(failing)
@@ -86,33 +108,31 @@ class TargetRun:
     def run(self) -> tuple[list[CheckResult], list[Verdict]]:
         results, verdicts = [], []
         missing = None
-        for check in CHECKS[self.target]:
+        for check in self.checks:
             if self.lost is not None or missing is not None:
                 status = "error" if missing else self.lost.status
-                detail = missing or self.lost.detail
-                results.append(CheckResult(check.id, self.target, check.title, status, points(check),
-                                           message=f"not run: {detail}"))
+                results.append(self.result(check, status, f"not run: {missing or self.lost.detail}"))
                 continue
             try:
                 result, found = self.run_check(check)
             except WorkerLost as lost:
                 self.lost = lost
                 self.session.close()
-                results.append(CheckResult(check.id, self.target, check.title,
-                                           lost.status,
-                                           points(check), message=lost.detail))
+                results.append(self.result(check, lost.status, lost.detail))
                 continue
             results.append(result)
             verdicts.extend(found)
-            if any(v.error and v.error.get("type") == "NotImplementedError" for v in found):
-                missing = "not implemented"
+            if any(v.error and v.error.get("type") in ("NotImplementedError", "InterfaceError") for v in found):
+                missing = "not implemented" if all(
+                    v.error.get("type") != "InterfaceError" for v in found if v.error) else "no nodes can be made"
         return results, verdicts
 
 
-def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location: Location | None) -> list[Diagnosis]:
-    if target in OP_TARGETS:
-        codes = rules.diagnose_op(target, verdicts)
-    elif target == "backward":
+def diagnoses_for(run: TargetRun, verdicts: list[Verdict], location: Location | None) -> list[Diagnosis]:
+    target = run.target
+    if target.kind == "op":
+        codes = rules.diagnose_op(target.name, verdicts)
+    elif target.kind == "backward":
         codes = rules.diagnose_backward(verdicts)
     else:
         codes = rules.diagnose_train(verdicts)
@@ -121,11 +141,11 @@ def diagnoses_for(target: str, run: TargetRun, verdicts: list[Verdict], location
         code = "timeout" if run.lost.reason == "timeout" else "crash"
         detail = run.lost.detail
         if run.lost.reason == "timeout":
-            detail += f" ({run.options.timeout:g} s for each target; see --timeout)"
+            detail += f" ({target.time_limit:g} s for this target; see --timeout)"
         found.append((code, None, detail))
-    focus = "grad" if target == "backward" else "both"
+    focus = "grad" if target.kind == "backward" else "both"
     return [
-        Diagnosis(code, target, feedback.message(code, target, v, focus, detail),
+        Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail),
                   line=location.line if location else None,
                   file=location.file if location else None,
                   cell=location.cell if location else None,
@@ -190,6 +210,17 @@ def cheating(submission: Submission, session: Session, report: Report) -> None:
         cell=location.cell if location else None))
 
 
+def merge_interface_problems(report: Report, constructor: Location | None) -> None:
+    """A class the grader cannot make nodes of is one problem of the submission, said once and
+    pointed at its constructor, not a failure of every method in turn."""
+    found = [d for d in report.diagnoses if d.code == "interface"]
+    if found:
+        report.diagnoses = [d for d in report.diagnoses if d.code != "interface"]
+        where = constructor or Location(found[0].file or "", found[0].line, found[0].cell)
+        report.diagnoses.insert(0, Diagnosis("interface", "submission", found[0].message,
+                                             where.line, where.file or None, where.cell))
+
+
 def session_sandbox(session: Session) -> dict:
     detected = sandbox.detect()
     return detected.to_json({"filesystem": session.filesystem} if session.filesystem else None)
@@ -197,29 +228,36 @@ def session_sandbox(session: Session) -> dict:
 
 def grade(path: Path, options: Options | None = None) -> Report:
     """Grade the submission at ``path``; ``InputError`` if there is nothing to grade."""
-    return grade_submission(read_submission(path), options)
+    options = options or Options()
+    exercise = options.exercise()
+    return grade_submission(read_submission(path, exercise.config), options)
 
 
 def grade_submission(submission: Submission, options: Options | None = None) -> Report:
     options = options or Options()
-    report = Report(str(submission.path))
+    exercise = options.exercise()
+    report = Report(str(submission.path), targets=list(exercise.names), config=exercise.config.to_json(),
+                    audience=options.audience)
     with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
-        session = Session(submission, Path(tmp), options)
+        session = Session(submission, Path(tmp), exercise)
         try:
             session.open()
             blocked = load_diagnoses(submission, session, report)
-            for target in TARGETS:
-                reason = blocked.get("train_step" if target == "train_step" else "Value")
+            for target in exercise.targets:
+                checks = [c for c in target.checks if options.audience == "staff" or c.id not in target.hidden]
+                reason = blocked.get("train_step" if target.kind == "train" else "Value")
                 if reason is not None:
-                    report.checks.extend(CheckResult(c.id, target, c.title, "error", points(c),
-                                                     message=f"not run: {reason}") for c in CHECKS[target])
+                    report.checks.extend(CheckResult(c.id, target.name, c.title, "error", target.points_of(c),
+                                                     message=f"not run: {reason}", hidden=c.id in target.hidden)
+                                         for c in checks)
                     continue
-                run = TargetRun(target, session, options)
+                run = TargetRun(target, session, exercise, checks)
                 started = time.monotonic()
                 results, verdicts = run.run()
-                report.timings[target] = time.monotonic() - started
+                report.timings[target.name] = time.monotonic() - started
                 report.checks.extend(results)
-                report.diagnoses.extend(diagnoses_for(target, run, verdicts, submission.location(target)))
+                report.diagnoses.extend(diagnoses_for(run, verdicts, submission.location(exercise.method(target.name))))
+            merge_interface_problems(report, submission.location("__init__"))
             report.output = session.output()
             if session.truncated:
                 report.warnings.append("the submission printed more than the report keeps; the rest was dropped")

@@ -12,7 +12,8 @@ import zipfile
 import pytest
 from helpers import SOLUTION, micrograde
 
-from grader.spec.cases import CHECKS, points
+from grader.spec.config import default
+from grader.spec.exercise import Exercise
 
 BUGGY = SOLUTION.replace("for node in reversed(topo):", "for node in topo:").replace(
     "self.grad += other.data * out.grad", "self.grad = other.data * out.grad").replace(
@@ -137,11 +138,12 @@ def test_github_classroom_template(tmp_path):
     workflow = (tmp_path / ".github" / "workflows" / "classroom.yml").read_text()
     assert "python -m pip install git+https://example.org/m.git" in workflow
     assert "micrograde grade exercises/ --format json --output micrograde.json" in workflow
-    every = [c for checks in CHECKS.values() for c in checks]
+    exercise = Exercise(default())
+    every = [(t, c) for t in exercise.targets for c in t.checks]
     assert workflow.count("uses: classroom-resources/autograding-command-grader@v1") == len(every)
     scores = [float(line.split(":")[1]) for line in workflow.splitlines() if "max-score:" in line]
-    assert sum(scores) == 100.0 and scores[0] == points(every[0])
-    for check in every:
+    assert sum(scores) == 100.0 and scores[0] == every[0][0].points_of(every[0][1])
+    for _, check in every:
         assert f"command: micrograde result micrograde.json {check.id}" in workflow
     assert "autograding-grading-reporter@v1" in workflow and "MUL_REUSED_NODE_RESULTS" in workflow
     assert "\t" not in workflow

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from grader.grade import Options, grade
-from grader.report.model import TARGETS
 
 CORPUS = Path(__file__).parent / "corpus"
 SOLUTION = (CORPUS / "solution.py").read_text()
@@ -29,7 +28,7 @@ METHODS = {"add": "__add__", "mul": "__mul__", "pow": "__pow__", "tanh": "tanh",
 def assert_diagnosed(report, expect: dict[str, list[str]], source: str) -> None:
     """Exactly the expected codes on exactly the expected targets, each pointing at its method."""
     scores = report.target_scores()
-    for target in TARGETS:
+    for target in report.targets:
         score, max_score = scores[target]
         if target in expect:
             assert score < max_score, f"{target} should lose points"

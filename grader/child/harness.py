@@ -22,28 +22,36 @@ root: ``["leaf", name]``, ``["const", number]``, ``["add", i, j]``,
 ``["mul", i, j]``, ``["pow", i, exponent]``, ``["tanh", i]``.
 """
 
+import contextlib
 import json
 import math
+import operator
 import os
 import sys
 import traceback
 import types
 
-# The local rules the grader trusts: (forward, local derivatives) of each op.
-# Used for every node that is not the operation under test, so that a bug in
-# one of the student's methods cannot spill into the grade of another.
-RULES = {
-    "add": (lambda x, y: x + y, lambda x, y, out: (1.0, 1.0)),
-    "mul": (lambda x, y: x * y, lambda x, y, out: (y, x)),
-    "pow": (lambda x, k: x**k, lambda x, k, out: (k * x ** (k - 1), 0.0)),
-    "tanh": (lambda x, _tanh=math.tanh: _tanh(x), lambda x, out: (1.0 - out * out,)),
-}
-OP_LABELS = {"add": "+", "mul": "*", "tanh": "tanh"}
+# The child knows no op and no derivative rule. Nodes the student did not write
+# arrive as "fixed" nodes: their value and local derivatives are numbers the
+# grading process computed for this very case. The student's ops are applied
+# the way Python code applies them: an operator (so reflected methods are
+# reached as Python reaches them) or a method call.
+OPERATORS = {"add": operator.add, "mul": operator.mul, "pow": operator.pow, "neg": operator.neg,
+             "sub": operator.sub, "truediv": operator.truediv}
 SUBMISSION_FILES: set = set()
+CHILDREN_NAMES = ("_prev", "_children", "prev", "children", "parents", "_parents", "inputs", "_inputs")
 
 
 class SubmissionError(Exception):
     """The submission did something that makes this observation impossible."""
+
+
+class MissingMethod(Exception):
+    """The class has no method for what is being graded."""
+
+
+class InterfaceError(Exception):
+    """The grader cannot make nodes of the student's class (see ``Interface``)."""
 
 
 def number(x):
@@ -69,44 +77,110 @@ def error_report(exc, phase):
     message = str(exc)
     if len(message) > 300:
         message = message[:300] + "..."
-    return {"type": type(exc).__name__, "message": message, "phase": phase,
-            "line": line, "file": where}
+    kind = {MissingMethod: "NotImplementedError"}.get(type(exc), type(exc).__name__)
+    report = {"type": kind, "message": message, "phase": phase, "line": line, "file": where}
+    if isinstance(exc, RecursionError):
+        report["depth"] = len(traceback.extract_tb(exc.__traceback__))
+    return report
 
 
-def new_node(V, data, children, op):
-    """A node of the student's class, made the way their ``__init__`` expects."""
+def holds(container, items):
+    """True when ``container`` holds exactly the objects ``items`` (by identity, not by ``==``)."""
     try:
-        return V(data, tuple(children), op)
+        found = list(container)
     except TypeError:
-        node = V(data)
-        node._prev = set(children)
-        node._op = op
-        return node
+        return False
+    return len(found) == len(items) and all(any(f is i for f in found) for i in items)
 
 
-def quietly_set(obj, name, value):
-    """Set an attribute the grader only uses for bookkeeping, if the class allows it."""
+class Interface:
+    """How to make nodes of the student's class: its constructor, and where it keeps operands.
+
+    Real engines write ``Value(data, _children=(), _op='')``, ``Value(data, children, op)``,
+    keyword-only arguments, or no children argument at all, and keep the operands in
+    ``_prev``, ``_children``, ``prev`` or ``parents``, as a set, list or tuple. The
+    constructor is probed once, with two distinct leaves, and nothing about the class
+    is changed.
+    """
+
+    def __init__(self, V):
+        self.V = V
+        try:
+            a, b = V(2.0), V(3.0)
+        except Exception as exc:  # noqa: BLE001
+            raise InterfaceError(f"{V.__name__}(2.0) raised {type(exc).__name__}: {exc}") from None
+        self.make = None
+        for make in (lambda d, ch, op: V(d, tuple(ch), op), lambda d, ch, op: V(d, _children=tuple(ch), _op=op),
+                     lambda d, ch, op: V(d, tuple(ch)), lambda d, ch, op: V(d, children=tuple(ch), op=op)):
+            try:
+                node = make(5.0, (a, b), "+")
+            except Exception:  # noqa: BLE001 - this constructor does not take children that way
+                continue
+            self.attr = next((n for n, v in stored_items(node) if holds(v, (a, b))), None)
+            if self.attr is not None:
+                self.make = make
+                return
+        node = V(5.0)
+        empty = {n: v for n, v in stored_items(node)
+                 if isinstance(v, (set, frozenset, list, tuple)) and len(v) == 0}
+        self.attr = next((n for n in CHILDREN_NAMES if n in empty), None)
+        if self.attr is None:
+            raise InterfaceError(f"{V.__name__}(x) keeps its operands in none of "
+                                 f"{', '.join(CHILDREN_NAMES)} and its constructor takes none")
+        kind = type(empty[self.attr])
+
+        def make(d, ch, op):
+            node = V(d)
+            setattr(node, self.attr, kind(ch))
+            return node
+
+        self.make = make
+
+    def leaf(self, data):
+        return self.V(data)
+
+    def children(self, node):
+        try:
+            value = stored(node, self.attr)
+            return list(value) if isinstance(value, (set, frozenset, list, tuple)) else []
+        except AttributeError:
+            return []
+
+
+def stored_items(obj):
+    """The attributes an object stores (its ``__dict__`` and slots), read without running its code."""
+    items = []
     try:
-        setattr(obj, name, value)
+        items.extend(object.__getattribute__(obj, "__dict__").items())
     except (AttributeError, TypeError):
         pass
+    for klass in type(obj).__mro__:
+        for name in klass.__dict__.get("__slots__", ()) if isinstance(klass.__dict__.get("__slots__", ()), (
+                tuple, list)) else (klass.__dict__["__slots__"],):
+            try:
+                items.append((name, object.__getattribute__(obj, name)))
+            except AttributeError:
+                pass
+    return items
 
 
-def rule_node(V, kind, operands, arg=None, on_backward=None):
-    """A node whose forward value and ``_backward`` come from the trusted RULES."""
-    forward, local = RULES[kind]
-    values = [o.data if isinstance(o, V) else o for o in operands]
-    if kind == "pow":
-        values.append(arg)
-    data = forward(*values)
-    children = [o for o in operands if isinstance(o, V)]
-    label = OP_LABELS.get(kind, f"**{arg}")
-    out = new_node(V, data, children, label)
+def stored(obj, name):
+    """One stored attribute, read without running the student's code."""
+    for key, value in stored_items(obj):
+        if key == name:
+            return value
+    raise AttributeError(name)
+
+
+def fixed_node(iface, data, operands, derivs, label, on_backward=None):
+    """A node of the student's class whose value and local derivatives the grader gives as numbers."""
+    children = [o for o in operands if not isinstance(o, (int, float))]
+    out = iface.make(data, children, label)
+    V = iface.V
 
     def _backward():
         if on_backward is not None:
             on_backward()
-        derivs = local(*values, out.data)
         for operand, d in zip(operands, derivs):
             if isinstance(operand, V):
                 operand.grad += d * out.grad
@@ -115,69 +189,72 @@ def rule_node(V, kind, operands, arg=None, on_backward=None):
     return out
 
 
-def student_op(V, kind, operands, arg=None):
-    """Apply the student's own method for ``kind``; complain if it returns no Value."""
-    if kind == "add":
-        out = operands[0] + operands[1]
-    elif kind == "mul":
-        out = operands[0] * operands[1]
-    elif kind == "pow":
-        out = operands[0] ** arg
+def student_op(V, call, method, args, exponent, value_position):
+    """Apply the student's own op; a missing method is not-implemented, a non-Value result an error."""
+    how, _, name = call.partition(".")
+    owner = type(args[value_position])
+    if getattr(owner, method, None) is None:
+        raise MissingMethod(f"{V.__name__} has no method {method}")
+    if exponent is not None:
+        args = [*args, exponent]
+    if how == "operator" and name in OPERATORS:
+        out = OPERATORS[name](*args)
+    elif how == "method" and name.isidentifier():
+        out = getattr(args[0], name)(*args[1:])
     else:
-        out = operands[0].tanh()
+        raise SubmissionError(f"unknown call {call}")
     if not isinstance(out, V):
-        raise SubmissionError(f"returned {type(out).__name__}, not a Value")
+        raise SubmissionError(f"returned {type(out).__name__}, not a {V.__name__}")
     return out
 
 
-def build(expr, inputs, V, target=None, record=None, leaves=None):
-    """Build ``expr`` from the student's class: the ``target`` op by their method, the rest by RULES.
+def build(iface, nodes, record=None, leaves=None, positions=None):
+    """Build the requested nodes: leaves, plain numbers, the student's op, fixed nodes.
 
-    With ``record``, every node's ``_backward`` first reports the node's index
-    and every node hashes by its index (see ``traced_class``); ``leaves``
-    shares leaf objects between several expressions.
+    With ``record``, every fixed node's ``_backward`` first reports the node's
+    index; ``leaves`` shares leaf objects between several expressions by name;
+    ``positions`` gets each node's index as soon as it exists (before any node
+    that uses it puts it in a set).
     """
-    nodes = []
-    for index, node in enumerate(expr):
+    built = []
+    positions = {} if positions is None else positions
+    for index, node in enumerate(nodes):
         kind = node[0]
-        hook = None if record is None else (lambda i=index: record(i))
         if kind == "const":
-            nodes.append(node[1])
-            continue
-        if kind == "leaf" and leaves is not None and node[1] in leaves:
-            nodes.append(leaves[node[1]])
-            continue
-        if kind == "leaf":
-            v = new_node(V, inputs[node[1]], (), "")
-            quietly_set(v, "label", node[1])
-            if hook is not None:
-                v._backward = hook
+            built.append(node[1])
+        elif kind == "leaf":
+            if leaves is not None and node[2] in leaves:
+                built.append(leaves[node[2]])
+                continue
+            v = iface.leaf(node[1])
+            if record is not None:
+                v._backward = lambda i=index: record(i)
             if leaves is not None:
-                leaves[node[1]] = v
+                leaves[node[2]] = v
+            built.append(v)
+        elif kind == "student":
+            _, call, operand_ids, exponent, method, value_position = node
+            built.append(student_op(iface.V, call, method, [built[j] for j in operand_ids], exponent,
+                                    value_position))
         else:
-            operands = [nodes[node[1]]] if kind in ("pow", "tanh") else [nodes[node[1]], nodes[node[2]]]
-            arg = node[2] if kind == "pow" else None
-            if kind == target:
-                v = student_op(V, kind, operands, arg)
-            else:
-                v = rule_node(V, kind, operands, arg, hook)
-        if record is not None:
-            quietly_set(v, "_mg_key", index)
-        nodes.append(v)
-    return nodes
+            _, data, operand_ids, derivs, label = node
+            hook = None if record is None else (lambda i=index: record(i))
+            built.append(fixed_node(iface, data, [built[j] for j in operand_ids], derivs, label, hook))
+        positions.setdefault(id(built[-1]), index)
+    return built
 
 
-def propagate(root, nodes):
-    """The grader's own backward pass: reverse topological order over ``_prev``.
+def propagate(iface, root, nodes):
+    """The grader's own backward pass: reverse topological order over the nodes' operands.
 
-    Children are visited in expression order (unknown nodes, such as the
-    wrappers a student's op makes for plain numbers, last and by value) so the
+    Operands are visited in expression order (nodes the student's op made on its
+    own, such as a plain number wrapped in a Value, last and by value), so the
     result does not depend on how a ``set`` happens to iterate.
     """
     position = {id(v): i for i, v in enumerate(nodes) if not isinstance(v, (int, float))}
 
     def key(v):
-        return (position.get(id(v), len(nodes)), repr(getattr(v, "data", None)))
+        return (position.get(id(v), len(nodes)), repr(stored_or_none(v, "data")))
 
     topo, seen, stack = [], set(), [(root, False)]
     while stack:
@@ -189,7 +266,7 @@ def propagate(root, nodes):
             continue
         seen.add(id(v))
         stack.append((v, True))
-        for child in sorted(v._prev, key=key, reverse=True):
+        for child in sorted(iface.children(v), key=key, reverse=True):
             if id(child) not in seen:
                 stack.append((child, False))
     root.grad = 1.0
@@ -197,102 +274,116 @@ def propagate(root, nodes):
         v._backward()
 
 
+def stored_or_none(obj, name):
+    try:
+        return stored(obj, name)
+    except AttributeError:
+        return None
+
+
 def observe(nodes, attr):
-    return [None if isinstance(v, (int, float)) else number(getattr(v, attr)) for v in nodes]
+    """Every node's stored ``attr``, as the report shows it; ``None`` for plain numbers."""
+    return [None if isinstance(v, (int, float)) else number(stored_or_none(v, attr)) for v in nodes]
 
 
-def leaf_names(expr):
-    return [node[1] for node in expr if node[0] == "leaf"]
+def probe(iface, node, args):
+    """The student's op on fresh leaves holding ``args``: one forward value for finite differences."""
+    _, call, _, exponent, method, value_position = node
+    operands = [iface.leaf(x) if kind == "value" else x for kind, x in args]
+    return number(stored_or_none(student_op(iface.V, call, method, operands, exponent, value_position), "data"))
 
 
 def op_case(api, request):
-    """Forward, gradients (by the grader's traversal) and finite-difference probes of one op."""
-    V, target, expr, inputs = api["Value"], request["target"], request["expr"], request["inputs"]
+    """Forward values, gradients (by the grader's own traversal) and probes of one op case."""
+    iface = api["interface"]
     phase = "forward"
     try:
-        nodes = build(expr, inputs, V, target)
+        nodes = build(iface, request["nodes"])
         data = observe(nodes, "data")
         phase = "backward"
         for v in nodes:
             if not isinstance(v, (int, float)):
                 v.grad = 0.0
-        propagate(nodes[-1], nodes)
+        propagate(iface, nodes[-1], nodes)
         grads = observe(nodes, "grad")
         phase = "forward"
-        probes = {}
-        for name in leaf_names(expr):
-            x = inputs[name]
-            h = 1e-5 * max(1.0, abs(x))
-            pair = []
-            for shifted in (x + h, x - h):
-                pair.append(number(build(expr, {**inputs, name: shifted}, V, target)[-1].data))
-            probes[name] = [pair[0], pair[1], h]
+        probes = [probe(iface, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
-    return {"data": data, "grads": grads, "fd": probes}
-
-
-def traced_class(V):
-    """A subclass of the student's class whose nodes hash by position.
-
-    Sets of nodes then iterate in the same order on every run, so a backward
-    pass that depends on set order fails (or passes) the same way every time.
-    """
-    try:
-        return type(V.__name__, (V,), {
-            "__hash__": lambda self: self.__dict__.get("_mg_key", id(self)),
-            "__module__": V.__module__,
-        })
-    except TypeError:
-        return V
+    return {"data": data, "grads": grads, "probes": probes}
 
 
 def backward_case(api, request):
-    """Call the student's ``backward()`` on graphs built from trusted local rules.
+    """Call the student's ``backward()`` on graphs of fixed nodes.
 
     Several roots may share leaves (same names): each ``backward()`` runs in
     turn and the gradients after each are reported, with the order in which
     the nodes' ``_backward`` closures ran.
     """
-    V = traced_class(api["Value"])
+    iface = api["interface"]
     leaves = {}
     runs = []
     trace = []
+    positions = {}
     try:
-        for expr in request["exprs"]:
-            trace.clear()
-            nodes = build(expr, request["inputs"], V, None, trace.append, leaves)
-            nodes[-1].backward()
-            runs.append({"grads": observe(nodes, "grad"), "trace": list(trace)})
+        with hashed_by_position(iface.V, positions):
+            for nodes in request["exprs"]:
+                trace.clear()
+                built = build(iface, nodes, trace.append, leaves, positions)
+                if getattr(type(built[-1]), "backward", None) is None:
+                    raise MissingMethod(f"{iface.V.__name__} has no method backward")
+                built[-1].backward()
+                runs.append({"grads": observe(built, "grad"), "trace": list(trace)})
     except BaseException as exc:  # noqa: BLE001
         return {"error": error_report(exc, "backward")}
     return {"runs": runs}
 
 
-def on_reference_engine(function, reference):
-    """``function`` as written, but with the name ``Value`` meaning the reference engine's.
+@contextlib.contextmanager
+def hashed_by_position(V, positions):
+    """While ``backward()`` is checked, nodes of a class that compares by identity hash by
+    their position in the case, so a set of nodes iterates in the same order on every run
+    and an order-dependent bug fails the same way every time. Equality is untouched; a
+    class with its own ``__eq__`` or ``__hash__`` keeps them as written, since that is
+    part of what is graded."""
+    if V.__hash__ is not object.__hash__ or V.__eq__ is not object.__eq__:
+        yield
+        return
+    own = V.__dict__.get("__hash__")
+    V.__hash__ = lambda self: positions.get(id(self), id(self) >> 4)
+    try:
+        yield
+    finally:
+        if own is None:
+            del V.__hash__
+        else:
+            V.__hash__ = own
 
-    ``train_step`` is graded on the reference engine, so a loss it starts as
-    ``Value(0.0)`` must be a reference Value too, not one of the student's.
+
+def on_training_engine(function, engine):
+    """``function`` as written, but with the name ``Value`` meaning the training engine's.
+
+    ``train_step`` is graded on the grader's training engine, so a loss it starts
+    as ``Value(0.0)`` must be one of that engine's Values, not one of the student's.
     """
     if not isinstance(function, types.FunctionType) or "Value" not in function.__code__.co_names:
         return function
-    return types.FunctionType(function.__code__, {**function.__globals__, "Value": reference.Value},
+    return types.FunctionType(function.__code__, {**function.__globals__, "Value": engine.Value},
                               function.__name__, function.__defaults__, function.__closure__)
 
 
 def train_case(api, request):
-    """Run the student's ``train_step`` on a reference MLP with the given weights."""
-    reference = api["reference"]
-    model = reference.MLP(request["nin"], request["nouts"])
+    """Run the student's ``train_step`` on the training engine's MLP with the given weights."""
+    engine = api["engine"]
+    model = engine.MLP(request["nin"], request["nouts"])
     for p, w in zip(model.parameters(), request["weights"]):
         p.data = w
     losses, params = [], []
-    train_step = on_reference_engine(api["train_step"], reference)
+    train_step = on_training_engine(api["train_step"], engine)
     try:
         for _ in range(request["steps"]):
             loss = train_step(model, request["xs"], request["ys"], request["lr"])
-            if isinstance(loss, reference.Value):
+            if isinstance(loss, engine.Value):
                 loss = loss.data
             losses.append(number(loss))
             params.append([number(p.data) for p in model.parameters()])
@@ -301,25 +392,11 @@ def train_case(api, request):
     return {"losses": losses, "params": params}
 
 
-def load_reference(sources):
-    """Make the reference engine from source text, without leaving it importable."""
-    package = types.ModuleType("reference")
-    package.__path__ = []
-    saved = {name: sys.modules.get(name) for name in ("reference", "reference.engine", "reference.nn")}
-    sys.modules["reference"] = package
-    try:
-        for name in ("engine", "nn"):
-            module = types.ModuleType(f"reference.{name}")
-            sys.modules[module.__name__] = module
-            exec(compile(sources[name], f"<reference {name}>", "exec"), module.__dict__)
-            setattr(package, name, module)
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
-    return types.SimpleNamespace(Value=package.engine.Value, MLP=package.nn.MLP)
+def load_engine(source):
+    """The grader's training engine, made from source text, registered in no module table."""
+    namespace = {"__name__": "micrograde_training"}
+    exec(compile(source, "<training engine>", "exec"), namespace)
+    return types.SimpleNamespace(Value=namespace["Value"], MLP=namespace["MLP"])
 
 
 def run_unit(unit, namespace):
@@ -354,17 +431,34 @@ def load(api, request):
                 failures.append(failure)
                 if not unit.get("isolated"):
                     break
-        for wanted in spec["provides"]:
-            if wanted in module.__dict__:
-                api[wanted] = module.__dict__[wanted]
+        for role in spec["provides"]:
+            name = request["names"][role]
+            if name in module.__dict__:
+                api[role] = module.__dict__[name]
     if not isinstance(api.get("Value"), type):
         api.pop("Value", None)
     if not callable(api.get("train_step")):
         api.pop("train_step", None)
-    return {"defined": {name: name in api for name in ("Value", "train_step")}, "failures": failures}
+    return {"defined": {role: role in api for role in ("Value", "train_step")}, "failures": failures}
 
 
-HANDLERS = {"load": load, "op": op_case, "backward": backward_case, "train": train_case}
+def with_interface(handler):
+    """``handler`` once the grader knows how to make nodes of the student's class."""
+
+    def run(api, request):
+        if "interface" not in api:
+            try:
+                api["interface"] = Interface(api["Value"])
+            except InterfaceError as exc:
+                return {"error": {"type": "InterfaceError", "message": str(exc), "phase": "load",
+                                  "line": None, "file": None}}
+        return handler(api, request)
+
+    return run
+
+
+HANDLERS = {"load": load, "op": with_interface(op_case), "backward": with_interface(backward_case),
+            "train": train_case}
 
 
 FORBIDDEN_MODULES = {"torch", "jax", "jaxlib", "autograd", "sympy", "micrograd", "tensorflow", "tinygrad",
@@ -594,7 +688,8 @@ def main():
     for line in requests:
         request = decode(line)
         if request["kind"] == "init":
-            api["reference"] = load_reference(request["reference"])
+            if request.get("engine"):
+                api["engine"] = load_engine(request["engine"])
             guard, summary = start_guards(request)
             reply = {"filesystem": summary}
         else:

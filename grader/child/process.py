@@ -17,17 +17,17 @@ import sys
 import time
 from pathlib import Path
 
-import reference.engine
 import reference.nn
 from grader.child import sandbox
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py").read_text(encoding="utf-8")
 # Read once, when the grader starts: nothing a submission does later can change
-# what the next child is given.
-REFERENCE_SOURCES = {
-    name: Path(module.__file__).read_text(encoding="utf-8")
-    for name, module in (("engine", reference.engine), ("nn", reference.nn))
-}
+# what the next child is given. The training engine with the reference MLP on
+# top goes only to the child that grades train_step.
+TRAINING_ENGINE = "\n\n".join((
+    Path(__file__).with_name("training.py").read_text(encoding="utf-8"),
+    Path(reference.nn.__file__).read_text(encoding="utf-8").replace("from reference.engine import Value\n", ""),
+))
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 OUTPUT_CAP_BYTES = 64 * 1024
 CHILD_MARK = "micrograde-child"  # in every child's command line, so a leftover one can be found
@@ -54,8 +54,9 @@ class WorkerLost(BaseException):
 class Worker:
     """One child process, started on first use."""
 
-    def __init__(self, workdir: Path, cpu_seconds: int = 120, number: int = 1):
+    def __init__(self, workdir: Path, cpu_seconds: int = 120, number: int = 1, training: bool = False):
         self.workdir = workdir
+        self.training = training  # this child grades train_step: it gets the training engine
         self.number = number  # names this child's output files
         self.cpu_seconds = cpu_seconds
         self.sandbox = sandbox.detect()
@@ -91,7 +92,8 @@ class Worker:
         self._replies = rep_r
         self._buffer = b""
         self.init_id = self.send({
-            "kind": "init", "reference": REFERENCE_SOURCES, "workdir": str(self.workdir.resolve()),
+            "kind": "init", "engine": TRAINING_ENGINE if self.training else None,
+            "workdir": str(self.workdir.resolve()),
             "hidden": sandbox.hidden_paths(), "confine": self.sandbox.isolated, "output_cap": OUTPUT_CAP_BYTES,
         })
         self._unawaited = {self.init_id}

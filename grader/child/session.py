@@ -7,29 +7,30 @@ itself (cheating attempts, output cut short) is collected in one place.
 from __future__ import annotations
 
 import importlib
+import math
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.child.process import Worker, WorkerLost, captured_output
+from grader.spec.exercise import Exercise
 from grader.submission.source import Submission
 
-
-@dataclass(frozen=True)
-class Options:
-    timeout: float = 10.0  # seconds of wall clock for each target, and for loading
-    max_examples: int = 20  # generated expressions per target
+STARTUP_SECONDS = 5.0  # what starting one child may take on a loaded machine, beyond its time limits
 
 
 class Session:
-    """The submission's child process: started, loaded, and restarted after it is lost."""
+    """The submission's child processes: started, loaded, and restarted after a loss.
 
-    def __init__(self, submission: Submission, workdir: Path, options: Options):
+    Ops and ``backward`` are graded in one child; ``train_step`` in another,
+    the only one given the training engine.
+    """
+
+    def __init__(self, submission: Submission, workdir: Path, exercise: Exercise):
         self.submission = submission
         self.workdir = workdir
-        self.options = options
-        self.worker: Worker | None = None
+        self.exercise = exercise
+        self.workers: dict[bool, Worker | None] = {False: None, True: None}
         self.defined: dict[str, bool] = {}
         self.failures: list[dict] = []
         self.load_lost: WorkerLost | None = None
@@ -63,18 +64,22 @@ class Session:
                            "isolated": source.kind == "ipynb"}
                           for u in source.units if not u.syntax_error],
             })
-        return {"kind": "load", "modules": modules}
+        names = {"Value": self.exercise.config.class_name, "train_step": self.exercise.config.train_function}
+        return {"kind": "load", "modules": modules, "names": names}
 
-    def start(self, meanwhile=None) -> None:
+    def start(self, training: bool = False, meanwhile=None) -> None:
         """Start a process and load the submission; ``meanwhile`` runs while it loads."""
         self.children += 1
-        self.worker = Worker(self.workdir, cpu_seconds=int(self.options.timeout * 8) + 10, number=self.children)
-        load_id = self.worker.send(self.load_request())
+        # A child cannot use more CPU than the wall-clock time all its work is given.
+        cpu = math.ceil(self.exercise.time_budget() + STARTUP_SECONDS)
+        worker = self.workers[training] = Worker(self.workdir, cpu_seconds=cpu, number=self.children,
+                                                 training=training)
+        load_id = worker.send(self.load_request())
         if meanwhile is not None:
             meanwhile()
-        reply = self.observe(self.worker.receive(load_id, self.options.timeout))
+        reply = self.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
         if not self.filesystem:
-            self.filesystem = str(self.worker.init_reply.get("filesystem", ""))
+            self.filesystem = str(worker.init_reply.get("filesystem", ""))
         if not self.defined:
             self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
             failures = reply.get("failures", [])
@@ -91,12 +96,14 @@ class Session:
             self.load_lost = lost
             self.close()
 
-    def call(self, request: dict, deadline: float) -> dict:
+    def call(self, request: dict, deadline: float, training: bool = False) -> dict:
         if self.load_lost is not None:
             raise self.load_lost
-        if self.worker is None or not self.worker.alive:
-            self.start()
-        return self.observe(self.worker.call(request, max(0.05, deadline - time.monotonic())))
+        worker = self.workers[training]
+        if worker is None or not worker.alive:
+            self.start(training)
+            worker = self.workers[training]
+        return self.observe(worker.call(request, max(0.05, deadline - time.monotonic())))
 
     def observe(self, reply: dict) -> dict:
         """Keep what every reply says about the process itself: cheating attempts, cut output."""
@@ -112,10 +119,11 @@ class Session:
         return captured_output(self.workdir, self.children)
 
     def close(self) -> None:
-        """End the current child (a later call starts a fresh one)."""
-        if self.worker is not None:
-            self.worker.close()
-            self.worker = None
+        """End the children (a later call starts a fresh one)."""
+        for training, worker in self.workers.items():
+            if worker is not None:
+                worker.close()
+                self.workers[training] = None
 
 
 def copy_sources(submission: Submission, destination: Path) -> None:

@@ -8,10 +8,15 @@ from __future__ import annotations
 from grader.judging.judge import Verdict
 from grader.report.graph import mermaid
 from grader.report.model import Counterexample, tidy
+from grader.spec import ops
 from grader.spec.cases import TrainCase
 
-METHOD_NAMES = {"add": "__add__", "mul": "__mul__", "pow": "__pow__", "tanh": "tanh",
-                "backward": "backward", "train_step": "train_step", "submission": "the submission"}
+
+def method_name(target: str) -> str:
+    """What the student wrote for ``target``, as the feedback names it."""
+    if target in ops.OPS:
+        return ops.OPS[target].method
+    return "the submission" if target == "submission" else target
 
 WHAT = {
     "not-implemented": "{method} is not written yet: it still raises NotImplementedError, or is missing.",
@@ -35,6 +40,9 @@ WHAT = {
     "wrong-update": "The parameters move in the wrong direction or by the wrong amount.",
     "wrong-loss": "train_step returns the wrong loss: it should be the loss before the update, as a number.",
     "load-error": "The submission could not be loaded: {error}.",
+    "interface": "micrograde cannot make nodes of your Value class: {error}.",
+    "relu-at-zero": "{method} goes wrong at exactly 0: its value must be 0 and its gradient "
+                    "a number between 0 and 1 (micrograd uses 0).",
     "forbidden-import": "The submission uses an autograd library or the grader's own code ({detail}), "
                         "so its gradients cannot be its own: the score is 0.",
 }
@@ -66,6 +74,10 @@ CONCEPT = {
     "wrong-update": "Gradient descent moves each parameter against its gradient, by lr times the gradient.",
     "wrong-loss": "Keep the loss of the forward pass and return its .data, computed before any parameter changes.",
     "load-error": "The file must run on its own without errors: try `python yourfile.py`.",
+    "interface": "micrograde makes nodes as Value(x) for a number x, and finds their operands in "
+                 "_prev (or _children, prev, parents): keep a constructor that accepts a single number.",
+    "relu-at-zero": "relu has a kink at 0: there, take the gradient of one side (1 or 0) consistently, "
+                    "without dividing by the input.",
     "forbidden-import": "Write the gradients yourself: that is the exercise.",
 }
 
@@ -116,7 +128,7 @@ def explain_case(example: Counterexample | None) -> str:
 
 
 def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "") -> str:
-    method = METHOD_NAMES[target]
+    method = method_name(target)
     error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
     what = WHAT[code].format(method=method, error=error, detail=detail)
     case = explain_case(counterexample(evidence, focus)) if evidence is not None else ""

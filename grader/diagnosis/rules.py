@@ -19,18 +19,34 @@ def smallest(verdicts: list[Verdict]) -> Verdict:
     return min(verdicts, key=lambda v: (v.case.size, v.case.label))
 
 
-def _errors(verdicts: list[Verdict]) -> tuple[Verdict | None, list[Verdict]]:
+UNUSABLE = {"NotImplementedError": "not-implemented", "InterfaceError": "interface"}
+
+
+def _errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]:
+    """The one code that makes every other one moot (the method is missing, no node can be
+    made of the class), if any; and every verdict that ended in an error."""
     errors = [v for v in verdicts if v.error is not None]
-    missing = next((v for v in errors if v.error.get("type") == "NotImplementedError"), None)
-    return missing, errors
+    for kind, code in UNUSABLE.items():
+        found = next((v for v in errors if v.error.get("type") == kind), None)
+        if found is not None:
+            return {code: found}, errors
+    return {}, errors
 
 
 def diagnose_op(target: str, verdicts: list[Verdict]) -> dict[str, Verdict]:
-    """Codes for ``add``, ``mul``, ``pow`` or ``tanh`` from all the target's verdicts."""
-    missing, errors = _errors(verdicts)
-    if missing:
-        return {"not-implemented": missing}
+    """Codes for an op target from all its verdicts.
+
+    A check that names its own code (``relu.at-zero``) speaks only through that
+    code; the other checks are read together, by the rules below."""
+    unusable, errors = _errors(verdicts)
+    if unusable:
+        return unusable
     codes: dict[str, Verdict] = {}
+    special = [v for v in verdicts if v.check is not None and v.check.code and not v.passed(v.check.focus)]
+    for verdict in sorted(special, key=lambda v: (v.case.size, v.case.label)):
+        codes.setdefault(verdict.check.code, verdict)
+    verdicts = [v for v in verdicts if v.check is None or not v.check.code]
+    errors = [v for v in errors if v in verdicts]
 
     def constant(v: Verdict) -> bool:
         return features(v.case.expr, target).constant
@@ -65,9 +81,9 @@ def diagnose_op(target: str, verdicts: list[Verdict]) -> dict[str, Verdict]:
 
 def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """Codes for ``backward`` from the order the nodes ran in and the gradients that resulted."""
-    missing, errors = _errors(verdicts)
-    if missing:
-        return {"not-implemented": missing}
+    unusable, errors = _errors(verdicts)
+    if unusable:
+        return unusable
     codes: dict[str, Verdict] = {}
     if errors:
         codes["crash"] = smallest(errors)
@@ -83,9 +99,9 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
 
 def diagnose_train(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """Codes for ``train_step`` from which steps came out right."""
-    missing, errors = _errors(verdicts)
-    if missing:
-        return {"not-implemented": missing}
+    unusable, errors = _errors(verdicts)
+    if unusable:
+        return unusable
     codes: dict[str, Verdict] = {}
     if errors:
         codes["crash"] = errors[0]

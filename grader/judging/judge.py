@@ -15,11 +15,21 @@ import math
 from dataclasses import dataclass, field
 
 import reference
-from grader.spec.cases import Case
+from grader.judging.plan import OpPlan
+from grader.spec import ops
+from grader.spec.cases import Case, Check
 from grader.spec.expr import Expr, build_values, evaluate, leaf_names, observe, operands
 
 REL_TOL = 1e-6  # against the reference: far above rounding, far below any real bug
 FD_TOL = 1e-4  # against finite differences, whose own error is about 1e-9
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close counts as equal, relative to the numbers' size (a course may change them)."""
+
+    reference: float = REL_TOL
+    finite_difference: float = FD_TOL
 
 
 def close(x: object, y: float, tol: float = REL_TOL) -> bool:
@@ -53,6 +63,7 @@ class Verdict:
     train: dict = field(default_factory=dict)  # train_step: what was compared
     faults: set = field(default_factory=set)  # backward: what the traces show went wrong
     graph: tuple | None = None  # (expression, expected, actual (data, grad) of every node)
+    check: Check | None = None  # the check the case belongs to
 
     def passed(self, focus: str) -> bool:
         if self.error is not None:
@@ -78,35 +89,86 @@ def malformed(case: Case, what: str) -> Verdict:
     return Verdict(case, error={"type": "MalformedReply", "message": what, "phase": "grader"})
 
 
-def judge_op(case: Case, target: str, reply: dict) -> Verdict:
-    """Compare one op case: forward values of every node, then the leaves' gradients."""
+def actual_values(expr: Expr, plan: OpPlan, got_data: list) -> list:
+    """Every node's value as the student's op made it: theirs where they built the node,
+    else the node's own rule applied to the values its operands actually had."""
+    actual: list = []
+    student = set(plan.student)
+    for i, node in enumerate(expr):
+        if node[0] == "const":
+            actual.append(node[1])
+        elif i in student or node[0] == "leaf":
+            actual.append(got_data[i])
+        elif all(isinstance(actual[j], float) for j in operands(node)):
+            try:
+                actual.append(ops.forward(node, actual))
+            except (ArithmeticError, ValueError, TypeError):
+                actual.append({"invalid": "undefined"})
+        else:
+            actual.append({"invalid": "from a wrong operand"})
+    return actual
+
+
+def difference_gradients(expr: Expr, plan: OpPlan, probes: list) -> list[float] | None:
+    """Each node's gradient by the chain rule, with the student's own nodes' local
+    derivatives measured by central differences of their forward pass (the probes)."""
+    local: dict[int, list[float]] = {i: list(ops.local_derivatives(node, plan.values))
+                                     for i, node in enumerate(expr) if node[0] not in ("leaf", "const")}
+    for k, (i, position, h) in enumerate(plan.probes):
+        up, down = probes[2 * k], probes[2 * k + 1]
+        if not (isinstance(up, float) and isinstance(down, float)):
+            return None
+        local[i][position] = (up - down) / (2 * h)
+    grads = [0.0] * len(expr)
+    grads[-1] = 1.0
+    for i in range(len(expr) - 1, -1, -1):
+        for j, d in zip(operands(expr[i]), local.get(i, ())):
+            grads[j] += d * grads[i]
+    return grads
+
+
+def one_sided(case: Case) -> list[tuple[float, float]]:
+    """For a case at a kink (relu at 0): the range of each node's gradient between the two sides."""
+    sides = [evaluate(case.expr, {k: v + h for k, v in case.values.items()}, reference.Value)[1]
+             for h in (1e-9, -1e-9)]
+    return [(min(x, y), max(x, y)) if isinstance(x, float) else (0.0, 0.0) for x, y in zip(*sides)]
+
+
+def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: bool = False) -> Verdict:
+    """Compare one op case: forward values of every node, then the leaves' gradients.
+
+    At a kink any gradient between the two one-sided derivatives is right: a
+    subgradient is a correct choice, whichever a student made."""
     if "error" in reply:
         return Verdict(case, error=reply["error"] if isinstance(reply["error"], dict) else {})
     expr, inputs = case.expr, case.values
     data, grads = evaluate(expr, inputs, reference.Value)
-    got_data, got_grads, probes = reply.get("data"), reply.get("grads"), reply.get("fd")
+    got_data, got_grads, probes = reply.get("data"), reply.get("grads"), reply.get("probes")
     if not (valid_list(got_data, len(expr)) and valid_list(got_grads, len(expr))
-            and isinstance(probes, dict)):
+            and valid_list(probes, 2 * len(plan.probes))):
         return malformed(case, "the reply does not have the expected shape")
-    verdict = Verdict(case, expected_data=data[-1], actual_data=shown(got_data[-1]))
-    verdict.graph = (expr, list(zip(data, grads)), [(shown(d), shown(g)) for d, g in zip(got_data, got_grads)])
+    actual = actual_values(expr, plan, got_data)
+    verdict = Verdict(case, expected_data=data[-1], actual_data=shown(actual[-1]))
+    verdict.graph = (expr, list(zip(data, grads)), [(shown(d), shown(g)) for d, g in zip(actual, got_grads)])
     verdict.forward_ok = all(
-        close(got, want) for node, got, want in zip(expr, got_data, data) if node[0] != "const"
+        close(got, want, tolerance.reference) for node, got, want in zip(expr, actual, data) if node[0] != "const"
     )
+    slopes = difference_gradients(expr, plan, probes)
     for i, node in enumerate(expr):
         if node[0] != "leaf":
             continue
         name = node[1]
         verdict.expected[name] = grads[i]
         verdict.actual[name] = shown(got_grads[i])
-        verdict.grads_ok &= close(got_grads[i], grads[i])
-        probe = probes.get(name)
-        if isinstance(probe, list) and len(probe) == 3 and all(isinstance(p, float) for p in probe):
-            slope = (probe[0] - probe[1]) / (2 * probe[2])
-            verdict.fd_ok &= close(got_grads[i], slope, FD_TOL)
-        else:
-            verdict.fd_ok = False
+        verdict.grads_ok &= close(got_grads[i], grads[i], tolerance.reference) or (
+            kink and isinstance(got_grads[i], float) and within(got_grads[i], one_sided(case)[i], tolerance))
+        verdict.fd_ok &= slopes is not None and close(got_grads[i], slopes[i], tolerance.finite_difference)
     return verdict
+
+
+def within(x: float, bounds: tuple[float, float], tolerance: Tolerance) -> bool:
+    low, high = bounds
+    return low - tolerance.reference <= x <= high + tolerance.reference
 
 
 def reference_runs(case: Case) -> tuple[list[list], list[float]]:
@@ -131,7 +193,7 @@ def reference_runs(case: Case) -> tuple[list[list], list[float]]:
     return runs, slopes
 
 
-def judge_backward(case: Case, reply: dict) -> Verdict:
+def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
     """Compare the leaves' gradients after the student's ``backward()`` on each root."""
     if "error" in reply:
         return Verdict(case, error=reply["error"] if isinstance(reply["error"], dict) else {})
@@ -155,8 +217,8 @@ def judge_backward(case: Case, reply: dict) -> Verdict:
         got, want = final[name]
         verdict.expected[name] = want
         verdict.actual[name] = shown(got)
-        verdict.grads_ok &= close(got, want)
-        verdict.fd_ok &= close(got, slope, FD_TOL)
+        verdict.grads_ok &= close(got, want, tolerance.reference)
+        verdict.fd_ok &= close(got, slope, tolerance.finite_difference)
     verdict.expected_data = last_want[-1]
     verdict.actual_data = shown(last_got[-1])
     data = evaluate(case.expr, case.values, reference.Value)[0]
@@ -220,7 +282,7 @@ def loss_at(weights: list, xs: list, ys: list) -> float | None:
     return sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), reference.Value(0.0)).data
 
 
-def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dict) -> Verdict:
+def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dict, tolerance: Tolerance) -> Verdict:
     """Compare parameters after every step, and the losses returned, with the reference."""
     verdict = Verdict(case)
     if "error" in reply:
@@ -231,14 +293,15 @@ def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dic
     if not (valid_list(losses, case.steps) and valid_list(params, case.steps)
             and all(valid_list(p, len(weights)) for p in params)):
         return malformed(case, "the reply does not have the expected shape")
-    moved = [any(not close(x, w) for x, w in zip(step, weights)) for step in params]
-    right = [all(close(x, w) for x, w in zip(got, exp)) for got, exp in zip(params, want["params"])]
+    moved = [any(not close(x, w, tolerance.reference) for x, w in zip(step, weights)) for step in params]
+    right = [all(close(x, w, tolerance.reference) for x, w in zip(got, exp))
+             for got, exp in zip(params, want["params"])]
     verdict.grads_ok = all(right)
     # Each returned loss is judged on the parameters the student's own previous
     # step left, so a wrong update does not also count as a wrong loss.
     before = [weights, *params[:-1]]
     expected_losses = [loss_at(p, xs, ys) for p in before]
-    verdict.forward_ok = all(e is None or close(x, e) for x, e in zip(losses, expected_losses))
+    verdict.forward_ok = all(e is None or close(x, e, tolerance.reference) for x, e in zip(losses, expected_losses))
     verdict.train = {"right_steps": right, "moved": moved}
     if not verdict.forward_ok:
         verdict.expected = {"loss returned by step 1": expected_losses[0]}

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from grader.diagnosis.feedback import METHOD_NAMES
-from grader.report.model import TARGETS, CheckResult, Report
+from grader.diagnosis.feedback import method_name
+from grader.report.model import CheckResult, Report
 
 
 def _details(report: Report, check: CheckResult) -> str:
@@ -35,7 +35,7 @@ def render_junit(report: Report, seconds: dict[str, float] | None = None) -> str
     seconds = seconds or {}
     suites = ET.Element("testsuites", name="micrograde")
     totals = {"tests": 0, "failures": 0, "errors": 0}
-    for target in ("submission", *TARGETS):
+    for target in ("submission", *report.targets):
         checks = [c for c in report.checks if c.target == target]
         diagnoses = [d for d in report.diagnoses if d.target == "submission"] if target == "submission" else []
         if target == "submission" and not diagnoses:
@@ -82,7 +82,7 @@ def render_gradescope(report: Report, execution_time: float = 0.0) -> str:
     tests = []
     for check in report.checks:
         tests.append({
-            "name": f"{METHOD_NAMES[check.target]}: {check.title}",
+            "name": f"{method_name(check.target)}: {check.title}",
             "number": check.id,
             "score": check.score,
             "max_score": check.max_score,

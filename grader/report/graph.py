@@ -8,9 +8,7 @@ install.
 
 from __future__ import annotations
 
-from grader.spec.expr import SYMBOLS, Expr, operands
-
-OP_LABELS = {**SYMBOLS, "tanh": "tanh"}
+from grader.spec.expr import Expr, node_symbol, operands
 
 
 def _fmt(x: object) -> str:
@@ -42,7 +40,7 @@ def mermaid(expr: Expr, expected: list[tuple], actual: list[tuple]) -> str:
         wrong = not (_same(got_data, want_data) and _same(got_grad, want_grad))
         lines.append(f'  v{i}["{text}"]' + (":::wrong" if wrong else ""))
         if node[0] != "leaf":
-            symbol = f"** {_fmt(node[2])}" if node[0] == "pow" else OP_LABELS[node[0]]
+            symbol = node_symbol(node)
             lines.append(f'  op{i}(("{symbol}")) --> v{i}')
             for j in operands(node):
                 lines.append(f"  v{j} --> op{i}")

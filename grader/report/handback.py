@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from grader.report.markdown import summary, target_section
-from grader.report.model import TARGETS, Report
+from grader.report.model import Report
 from grader.submission.notebook import FEEDBACK_TAG, read, student_cells
 from grader.submission.source import Submission
 
@@ -39,7 +39,7 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission) -> dic
     with_ids = (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) >= (4, 5)
     numbered = student_cells(notebook)
     after: dict[int, list[str]] = {}
-    for target in TARGETS:
+    for target in report.targets:
         location = submission.location(target)
         if location is not None and location.cell is not None:
             after.setdefault(location.cell, []).append(target)

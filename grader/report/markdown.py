@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from grader.diagnosis.feedback import METHOD_NAMES, fmt
-from grader.report.model import TARGETS, Report
+from grader.diagnosis.feedback import fmt, method_name
+from grader.report.model import Report
 from grader.submission.source import Location
 
 
@@ -14,7 +14,7 @@ def summary(report: Report) -> str:
     for target, (score, max_score) in report.target_scores().items():
         checks = [c for c in report.checks if c.target == target]
         passed = sum(c.status == "passed" for c in checks)
-        lines.append(f"| `{METHOD_NAMES[target]}` | {score:g} / {max_score:g} | {passed} of {len(checks)} |")
+        lines.append(f"| `{method_name(target)}` | {score:g} / {max_score:g} | {passed} of {len(checks)} |")
     for diagnosis in (d for d in report.diagnoses if d.target == "submission"):
         lines += ["", f"**{diagnosis.code}**: {diagnosis.message}"]
     for warning in report.warnings:
@@ -25,7 +25,7 @@ def summary(report: Report) -> str:
 def target_section(report: Report, target: str, heading: str = "###") -> str:
     """One target: passed, or each diagnosis with its smallest failing case and its graph."""
     score, max_score = report.target_scores()[target]
-    lines = [f"{heading} `{METHOD_NAMES[target]}`: {score:g} / {max_score:g}", ""]
+    lines = [f"{heading} `{method_name(target)}`: {score:g} / {max_score:g}", ""]
     diagnoses = [d for d in report.diagnoses if d.target == target]
     if not diagnoses and score >= max_score:
         return "\n".join(lines + ["All checks passed."]) + "\n"
@@ -44,5 +44,5 @@ def target_section(report: Report, target: str, heading: str = "###") -> str:
 
 def render_markdown(report: Report) -> str:
     parts = [summary(report)]
-    parts += [target_section(report, t) for t in TARGETS]
+    parts += [target_section(report, t) for t in report.targets]
     return "\n".join(parts)

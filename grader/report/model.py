@@ -11,7 +11,6 @@ import math
 from dataclasses import dataclass, field
 
 SCHEMA_VERSION = 1
-TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")
 
 
 def tidy(x: object) -> object:
@@ -60,6 +59,7 @@ class CheckResult:
     max_score: float
     message: str = ""
     counterexample: Counterexample | None = None
+    hidden: bool = False  # hidden from students until the course releases it
 
     @property
     def score(self) -> float:
@@ -75,6 +75,7 @@ class CheckResult:
             "max_score": round(self.max_score, 4),
             "message": self.message,
             "counterexample": self.counterexample.to_json() if self.counterexample else None,
+            **({"hidden": True} if self.hidden else {}),
         }
 
 
@@ -101,6 +102,7 @@ class Diagnosis:
 @dataclass
 class Report:
     submission: str
+    targets: list[str] = field(default_factory=list)  # graded targets, in the course's order
     checks: list[CheckResult] = field(default_factory=list)
     diagnoses: list[Diagnosis] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -108,6 +110,8 @@ class Report:
     sandbox: dict = field(default_factory=dict)
     execution: dict | None = None  # --execute: how running the notebook in a kernel went
     timings: dict[str, float] = field(default_factory=dict)  # seconds per target; not in the JSON
+    config: dict = field(default_factory=dict)  # where the course configuration came from, and its hash
+    audience: str = "student"  # "staff" reports include the checks hidden from students
 
     @property
     def forbidden(self) -> bool:
@@ -128,7 +132,7 @@ class Report:
         return not self.diagnoses and self.score >= self.max_score
 
     def target_scores(self) -> dict[str, tuple[float, float]]:
-        scores = {t: [0.0, 0.0] for t in TARGETS}
+        scores = {t: [0.0, 0.0] for t in self.targets}
         for check in self.checks:
             scores[check.target][0] += check.score
             scores[check.target][1] += check.max_score
@@ -149,5 +153,7 @@ class Report:
             "warnings": list(self.warnings),
             "output": self.output,
             "sandbox": self.sandbox,
+            "config": self.config,
+            "audience": self.audience,
             **({"execution": self.execution} if self.execution is not None else {}),
         }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grader.report.model import TARGETS, Report
+from grader.report.model import Report
 from grader.submission.source import Location
 
 STATUS_MARK = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
@@ -22,7 +22,7 @@ def render_text(report: Report, colour: bool = False) -> str:
     lines.append(f"  {'total':<12}{report.score:>6g} / {report.max_score:<6g}")
     for warning in report.warnings:
         lines.append(paint(f"warning: {warning}", "33"))
-    order = {t: i for i, t in enumerate(("submission", *TARGETS))}
+    order = {t: i for i, t in enumerate(("submission", *report.targets))}
     for d in sorted(report.diagnoses, key=lambda d: order[d.target]):
         where = f" ({Location(d.file, d.line, d.cell).describe()})" if d.file else ""
         lines += ["", paint(f"[{d.code}] {d.target}{where}", "1"), f"  {d.message}"]

@@ -17,7 +17,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from grader.spec.cases import Case
-from grader.spec.expr import OPS, Expr, prune, safe_domain
+from grader.spec.expr import Expr, prune, safe_domain
+from grader.spec.ops import CLASSIC, OPS
 
 # (plain-number operand or None, operands swapped), first the simplest
 OTHER_OPERAND = ((None, False), (None, True), (2.0, False), (2.0, True), (-1.5, False), (0.5, True))
@@ -40,13 +41,18 @@ def interpret(operations: list[tuple], target: str | None, n_leaves: int = len(N
     values = list(range(n_leaves))  # nodes that are Values, not plain numbers
     for step, (kind, pick, (constant, swapped), exponent) in enumerate(operations):
         kind = target if step == 0 and target else kind
+        spec = OPS[kind]
         earlier = values[len(values) - 1 - pick % len(values)]
         first = earlier if step == 0 else values[-1]
-        if kind == "tanh":
-            nodes.append(("tanh", first))
-        elif kind == "pow":
-            nodes.append(("pow", first, exponent))
+        if spec.arity == 1:
+            nodes.append((kind, first, *((exponent,) if spec.exponent else ())))
+        elif spec.number_first:
+            nodes.append(("const", 2.0 if constant is None else constant))
+            nodes.append((kind, len(nodes) - 1, first))
         else:
+            # A plain number goes left only where Python then calls the op's own method back
+            # (2 + a is __radd__ calling __add__); 2 - a would grade __rsub__ instead of __sub__.
+            swapped = swapped and kind in ("add", "mul")
             if constant is not None:
                 nodes.append(("const", constant))
                 earlier = len(nodes) - 1
@@ -76,13 +82,13 @@ def _cases(draw, target: str | None, roots: st.SearchStrategy) -> Case:
 
 
 @functools.cache
-def expressions(target: str | None = None, roots: int = 1) -> st.SearchStrategy[Case]:
-    """Cases whose expression starts with ``target`` (any op when ``None``).
+def expressions(target: str | None = None, roots: int = 1, ops: tuple[str, ...] = CLASSIC) -> st.SearchStrategy[Case]:
+    """Cases whose expression starts with ``target`` (any of ``ops`` when ``None``).
 
     With ``roots=2`` a case may hold two expressions that share their leaves,
     for a second ``backward()`` that must add to the first one's gradients.
     """
-    kinds = OPS if target is None else (target, *(k for k in OPS if k != target))
+    kinds = ops if target is None else (target, *(k for k in ops if k != target))
     operations = st.lists(_operations(kinds), min_size=1, max_size=6)
     lists = operations.map(lambda ops: [ops]) if roots == 1 else st.lists(operations, min_size=1, max_size=roots)
     return _cases(target, lists)

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from grader.spec.expr import Expr, Sym, compile_sym, leaf, render
 
-POINTS = {"add": 15.0, "mul": 15.0, "pow": 15.0, "tanh": 15.0, "backward": 20.0, "train_step": 20.0}
-
 
 @dataclass(frozen=True)
 class Case:
@@ -61,6 +59,8 @@ class Check:
     focus: str  # "data": forward values only; "grad": gradients only; "both"
     cases: tuple = ()
     generated: bool = False
+    kink: bool = False  # cases sit where the op has no derivative: any one-sided value is right
+    code: str | None = None  # the diagnosis a failure of this check alone points to
 
     @property
     def target(self) -> str:
@@ -85,7 +85,7 @@ def _shared(op):
     return [case((t + c) * t, a=1.5, b=-2.0, c=0.5), case(t * (t + c), a=1.5, b=-2.0, c=0.5)]
 
 
-CHECKS: dict[str, list[Check]] = {
+CLASSIC_CHECKS: dict[str, list[Check]] = {
     "add": [
         Check("add.forward", "a + b computes the sum", "data",
               (case(a + b, a=2.0, b=-3.0), case((a + b) + c, a=0.5, b=0.25, c=-4.0))),
@@ -134,6 +134,9 @@ CHECKS: dict[str, list[Check]] = {
               (case(a.tanh(), a=5.0), case(a.tanh(), a=-8.0), case(a.tanh() * b, a=20.0, b=2.0))),
         Check("tanh.generated", "generated expressions with tanh", "both", generated=True),
     ],
+}
+
+GIVEN_CHECKS: dict[str, list[Check]] = {
     "backward": [
         Check("backward.seed", "the output's own gradient starts at 1", "grad",
               (case(a * b, a=2.0, b=-3.0), case(a, a=2.0))),
@@ -159,6 +162,84 @@ CHECKS: dict[str, list[Check]] = {
 }
 
 
-def points(check: Check) -> float:
-    """A target's points, spread evenly over its checks."""
-    return POINTS[check.target] / len(CHECKS[check.target])
+def _unary_checks(name: str, symbol: str, at: tuple[float, float, float], special: Check | None) -> list[Check]:
+    """The checks of a one-operand op, at three inputs ``at`` where it is smooth and not trivial."""
+    x, y, z = at
+
+    def u(s: Sym) -> Sym:
+        return s.apply(name) if name != "neg" else -s
+
+    checks = [
+        Check(f"{name}.forward", f"{symbol} computes its value", "data",
+              (case(u(a), a=x), case(u(a), a=y), case(u(a) * b, a=z, b=1.5))),
+        Check(f"{name}.local-grad", f"the local derivative of {symbol}, times out.grad", "grad",
+              (case(u(a), a=x), case(u(a) * b, a=y, b=-3.0), case(u(u(a)), a=z))),
+        Check(f"{name}.reused-node", "a node used twice gets both contributions", "grad",
+              (case(u(a) + a, a=x), case(u(a) * u(a), a=y))),
+    ]
+    return [*checks, *([special] if special else []),
+            Check(f"{name}.generated", f"generated expressions with {symbol}", "both", generated=True)]
+
+
+def _binary_checks(name: str, symbol: str) -> list[Check]:
+    """The checks of a two-operand op (``-``, ``/``), with inputs away from its singularities."""
+
+    def f(x: object, y: object) -> Sym:
+        return x.apply(name, y) if isinstance(x, Sym) else Sym(name, (Sym("const", (float(x),)), y))
+
+    return [
+        Check(f"{name}.forward", f"a {symbol} b computes its value", "data",
+              (case(f(a, b), a=2.0, b=-3.0), case(f(f(a, b), c), a=0.5, b=4.0, c=-1.5))),
+        Check(f"{name}.local-grad", f"the local derivatives of a {symbol} b, times out.grad", "grad",
+              (case(f(a, b), a=2.0, b=-3.0), case(f(a, b) * c, a=2.0, b=-3.0, c=-2.0),
+               case(f(a, b).tanh(), a=0.3, b=0.5))),
+        Check(f"{name}.reused-node", "a node used twice gets both contributions", "grad",
+              (case(f(a, a), a=2.0), case(f(a * b, a), a=2.0, b=-3.0), case(f(a, b) + a, a=1.5, b=-2.0))),
+        Check(f"{name}.constant-operand", f"a plain number on the right of {symbol}", "both",
+              (case(f(a, 2.0), a=1.5), case(f(a, 2.0) * b, a=1.5, b=-2.0))),
+        Check(f"{name}.generated", f"generated expressions with {symbol}", "both", generated=True),
+    ]
+
+
+def _number_first_checks(name: str, symbol: str) -> list[Check]:
+    """The checks of a reflected op (``2 + a`` through ``__radd__``)."""
+
+    def f(s: Sym, n: float = 2.0) -> Sym:
+        return s.apply(name, n)
+
+    return [
+        Check(f"{name}.forward", f"n {symbol} a computes its value", "data",
+              (case(f(a), a=1.5), case(f(a, -3.0), a=0.5))),
+        Check(f"{name}.local-grad", f"the local derivative of n {symbol} a, times out.grad", "grad",
+              (case(f(a), a=1.5), case(f(a) * b, a=1.5, b=-2.0), case(f(a, 0.5).tanh(), a=0.3))),
+        Check(f"{name}.reused-node", "a node used twice gets both contributions", "grad",
+              (case(f(a) + a, a=2.0), case(f(a * b) * a, a=2.0, b=-3.0))),
+        Check(f"{name}.generated", f"generated expressions with {symbol}", "both", generated=True),
+    ]
+
+
+MORE_CHECKS: dict[str, list[Check]] = {
+    "relu": _unary_checks("relu", "relu", (1.5, -2.0, 0.7), Check(
+        "relu.at-zero", "relu at exactly 0, where any gradient between 0 and 1 is right", "both",
+        (case(a.relu(), a=0.0), case(a.relu() + a, a=0.0)), kink=True, code="relu-at-zero")),
+    "exp": _unary_checks("exp", "exp", (1.5, -2.0, 0.3), None),
+    "log": _unary_checks("log", "log", (2.5, 0.5, 4.0), Check(
+        "log.domain", "small and large positive inputs", "both",
+        (case(a.log(), a=0.05), case(a.log(), a=40.0), case(a.log() * b, a=0.1, b=2.0)))),
+    "sigmoid": _unary_checks("sigmoid", "sigmoid", (1.5, -2.0, 0.7), Check(
+        "sigmoid.saturation", "large inputs, where sigmoid is flat", "both",
+        (case(a.sigmoid(), a=8.0), case(a.sigmoid(), a=-9.0)))),
+    "neg": _unary_checks("neg", "-", (1.5, -2.0, 0.7), None),
+    "sub": _binary_checks("sub", "-"),
+    "truediv": _binary_checks("truediv", "/"),
+    "radd": _number_first_checks("radd", "+"),
+    "rmul": _number_first_checks("rmul", "*"),
+}
+
+
+def checks_for(target: str) -> list[Check]:
+    """Every check of ``target``, in the order they run."""
+    for table in (CLASSIC_CHECKS, MORE_CHECKS, GIVEN_CHECKS):
+        if target in table:
+            return table[target]
+    raise KeyError(target)

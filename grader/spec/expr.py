@@ -1,8 +1,9 @@
 """Expressions the grader asks a submission to compute, as plain data.
 
 An expression is a tuple of nodes in topological order, the last node being
-the root, in the form ``grader.child.harness`` documents (``("mul", 0, 1)`` multiplies
-nodes 0 and 1). Because nodes refer to earlier nodes by index, one node can be
+the root: ``("leaf", name)``, ``("const", number)``, or an op of ``grader.spec.ops``
+with the indices of its operands (``("mul", 0, 1)`` multiplies nodes 0 and 1) and,
+for ``pow``, its exponent (``("pow", 0, 2.0)``). Because nodes refer to earlier nodes by index, one node can be
 used many times: expressions are DAGs, which is what exposes gradient bugs
 that trees never show.
 
@@ -12,15 +13,14 @@ keeps sharing: the same ``Sym`` object used twice is one node used twice.
 
 from __future__ import annotations
 
-import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from grader.spec import ops
+
 Node = tuple
 Expr = tuple[Node, ...]
-
-OPS = ("add", "mul", "pow", "tanh")
-SYMBOLS = {"add": "+", "mul": "*"}
 
 
 class Sym:
@@ -46,11 +46,36 @@ class Sym:
     def __rmul__(self, other: object) -> Sym:
         return self._binary("mul", other, reflected=True)
 
+    def __sub__(self, other: object) -> Sym:
+        return self._binary("sub", other)
+
+    def __rsub__(self, other: object) -> Sym:
+        return self._binary("sub", other, reflected=True)
+
+    def __truediv__(self, other: object) -> Sym:
+        return self._binary("truediv", other)
+
+    def __rtruediv__(self, other: object) -> Sym:
+        return self._binary("truediv", other, reflected=True)
+
+    def __neg__(self) -> Sym:
+        return Sym("neg", (self,))
+
     def __pow__(self, exponent: float) -> Sym:
         return Sym("pow", (self, exponent))
 
-    def tanh(self) -> Sym:
-        return Sym("tanh", (self,))
+    def apply(self, kind: str, *others: object) -> Sym:
+        """Any op by name (``a.apply("radd", 2)`` is ``2 + a`` through ``__radd__``)."""
+        if ops.OPS[kind].number_first:
+            return Sym(kind, (Sym("const", (float(others[0]),)), self))
+        return Sym(kind, (self, *(o if isinstance(o, Sym) else Sym("const", (float(o),)) for o in others)))
+
+    def __getattr__(self, name: str):
+        """Unary methods by their op's name: ``a.tanh()``, ``a.relu()``, ``a.log()``."""
+        spec = ops.OPS.get(name)
+        if spec is None or spec.arity != 1 or spec.exponent or not spec.call.startswith("method."):
+            raise AttributeError(name)
+        return lambda: Sym(name, (self,))
 
 
 def leaf(name: str) -> Sym:
@@ -68,8 +93,8 @@ def compile_sym(root: Sym) -> Expr:
             return index[key]
         if s.kind in ("leaf", "const"):
             node: Node = (s.kind, s.args[0])
-        elif s.kind == "pow":
-            node = ("pow", visit(s.args[0]), s.args[1])
+        elif ops.OPS[s.kind].exponent:
+            node = (s.kind, visit(s.args[0]), s.args[1])
         else:
             node = (s.kind, *(visit(a) for a in s.args))
         nodes.append(node)
@@ -82,11 +107,20 @@ def compile_sym(root: Sym) -> Expr:
 
 def operands(node: Node) -> tuple[int, ...]:
     """Indices of the nodes that ``node`` is computed from."""
+    return tuple(node[1:1 + ops.operand_count(node)])
+
+
+def exponent(node: Node) -> float | None:
+    """The plain-number parameter of an op that takes one (pow's exponent)."""
+    return node[-1] if node[0] in ops.OPS and ops.OPS[node[0]].exponent else None
+
+
+def with_operands(node: Node, renumber: dict[int, int]) -> Node:
+    """``node`` with its operand indices renumbered."""
     if node[0] in ("leaf", "const"):
-        return ()
-    if node[0] in ("pow", "tanh"):
-        return (node[1],)
-    return (node[1], node[2])
+        return node
+    k = exponent(node)
+    return (node[0], *(renumber[j] for j in operands(node)), *(() if k is None else (k,)))
 
 
 def prune(expr: Expr) -> Expr:
@@ -96,16 +130,7 @@ def prune(expr: Expr) -> Expr:
         if i in needed:
             needed.update(operands(expr[i]))
     renumber = {old: new for new, old in enumerate(sorted(needed))}
-    out = []
-    for i in sorted(needed):
-        node = expr[i]
-        if node[0] in ("leaf", "const"):
-            out.append(node)
-        elif node[0] == "pow":
-            out.append(("pow", renumber[node[1]], node[2]))
-        else:
-            out.append((node[0], *(renumber[j] for j in operands(node))))
-    return tuple(out)
+    return tuple(with_operands(expr[i], renumber) for i in sorted(needed))
 
 
 def leaf_names(expr: Expr) -> list[str]:
@@ -132,10 +157,16 @@ class Features:
 
 def features(expr: Expr, target: str | None = None) -> Features:
     counts = use_counts(expr)
-    constant = any(
+    # A plain number is part of a reflected op (2 + a through __radd__), not a special case of it.
+    constant = target not in ops.OPS or not ops.OPS[target].number_first
+    constant = constant and any(
         node[0] == target and any(expr[j][0] == "const" for j in operands(node)) for node in expr
     )
     return Features(reuse=any(c > 1 for c in counts), constant=constant, size=len(expr))
+
+
+def fmt_number(x: float) -> str:
+    return repr(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(x)
 
 
 def render(expr: Expr) -> str:
@@ -144,24 +175,16 @@ def render(expr: Expr) -> str:
     names: dict[int, str] = {}
     bindings: list[str] = []
 
-    def fmt_number(x: float) -> str:
-        return repr(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(x)
-
     def text(i: int, top: bool = False) -> str:
         if i in names:
             return names[i]
         node = expr[i]
-        kind = node[0]
-        if kind == "leaf":
+        if node[0] == "leaf":
             return node[1]
-        if kind == "const":
+        if node[0] == "const":
             return fmt_number(node[1])
-        if kind == "tanh":
-            body = f"{text(node[1])}.tanh()"
-        elif kind == "pow":
-            body = f"({text(node[1])} ** {fmt_number(node[2])})"
-        else:
-            body = f"({text(node[1])} {SYMBOLS[kind]} {text(node[2])})"
+        k = exponent(node)
+        body = ops.OPS[node[0]].render([text(j) for j in operands(node)], None if k is None else fmt_number(k))
         if counts[i] > 1 and not top:
             names[i] = f"t{len(names) + 1}"
             bindings.append(f"{names[i]} = {body}")
@@ -170,6 +193,25 @@ def render(expr: Expr) -> str:
 
     root = text(len(expr) - 1, top=True)
     return root if not bindings else f"{root}  where {', '.join(bindings)}"
+
+
+def node_symbol(node: Node) -> str:
+    """What a drawing writes in the circle of an operation node: ``+``, ``** 2``, ``tanh``."""
+    k = exponent(node)
+    label = ops.OPS[node[0]].label
+    return label if k is None else f"{label} {fmt_number(k)}"
+
+
+def apply(node: Node, built: list):
+    """Apply ``node``'s op to already built operands, exactly as Python code would write it."""
+    spec = ops.OPS[node[0]]
+    args = [built[j] for j in operands(node)]
+    how, _, name = spec.call.partition(".")
+    if spec.exponent:
+        args.append(node[-1])
+    if how == "operator":
+        return getattr(operator, name)(*args)
+    return getattr(args[0], name)(*args[1:])
 
 
 def build_values(
@@ -182,21 +224,14 @@ def build_values(
     leaves = {} if leaves is None else leaves
     built: list = []
     for node in expr:
-        kind = node[0]
-        if kind == "leaf":
+        if node[0] == "leaf":
             if node[1] not in leaves:
                 leaves[node[1]] = value_class(float(inputs[node[1]]))
             built.append(leaves[node[1]])
-        elif kind == "const":
+        elif node[0] == "const":
             built.append(node[1])
-        elif kind == "add":
-            built.append(built[node[1]] + built[node[2]])
-        elif kind == "mul":
-            built.append(built[node[1]] * built[node[2]])
-        elif kind == "pow":
-            built.append(built[node[1]] ** node[2])
         else:
-            built.append(built[node[1]].tanh())
+            built.append(apply(node, built))
     return built
 
 
@@ -212,25 +247,33 @@ def evaluate(expr: Expr, inputs: Mapping[str, float], value_class: Callable) -> 
     return observe(built, "data"), observe(built, "grad")
 
 
-def safe_domain(expr: Expr, inputs: Mapping[str, float]) -> bool:
-    """True when every node stays where floating point and the ops are well behaved:
-    no huge values, no power of a number near zero, no fractional power of a negative."""
+def forward_values(expr: Expr, inputs: Mapping[str, float]) -> list[float] | None:
+    """Every node's value by the ops' own rules; ``None`` where a rule is undefined (log of -1)."""
     values: list[float] = []
     for node in expr:
-        kind = node[0]
-        if kind in ("leaf", "const"):
-            value = float(inputs[node[1]]) if kind == "leaf" else node[1]
-        elif kind == "pow":
-            base, k = values[node[1]], node[2]
-            if abs(base) < 0.2 or (base < 0 and not float(k).is_integer()):
+        if node[0] in ("leaf", "const"):
+            values.append(float(inputs[node[1]]) if node[0] == "leaf" else node[1])
+            continue
+        try:
+            values.append(ops.forward(node, values))
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+    return values
+
+
+def safe_domain(expr: Expr, inputs: Mapping[str, float]) -> bool:
+    """True when every node stays where floating point and the ops are well behaved:
+    each op's operands in its safe region (no power of a number near zero, no log of a
+    number near zero, no fractional power of a negative) and no huge values."""
+    values = forward_values(expr, inputs)
+    if values is None:
+        return False
+    for node, value in zip(expr, values):
+        if node[0] not in ("leaf", "const"):
+            args = [values[j] for j in operands(node)]
+            k = exponent(node)
+            if not ops.OPS[node[0]].safe(*args, *(() if k is None else (k,))):
                 return False
-            value = base**k
-        elif kind == "tanh":
-            value = math.tanh(values[node[1]])
-        else:
-            x, y = values[node[1]], values[node[2]]
-            value = x + y if kind == "add" else x * y
-        if not abs(value) <= 50.0:
+        if not isinstance(value, (int, float)) or not abs(value) <= 50.0:
             return False
-        values.append(value)
     return True

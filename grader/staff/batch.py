@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import __version__
-from grader.report.model import TARGETS
 
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
 
@@ -102,15 +101,37 @@ class Worker:
         self.deadline = 0.0
         self.buffer = b""
 
-    def give(self, student: Student, timeout: float) -> None:
+    def give(self, student: Student, task: Task) -> None:
         self.student = student
-        self.deadline = time.monotonic() + timeout * 8 + 60
-        self.process.stdin.write((json.dumps({"path": str(student.path), "timeout": timeout}) + "\n").encode())
+        self.deadline = time.monotonic() + task.deadline
+        self.process.stdin.write((json.dumps({"path": str(student.path), **task.to_json()}) + "\n").encode())
         self.process.stdin.flush()
 
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
+
+
+@dataclass(frozen=True)
+class Task:
+    """How every student of the batch is graded: the course configuration and ``--timeout``."""
+
+    timeout: float | None
+    config: Path | None
+
+    def to_json(self) -> dict:
+        return {"timeout": self.timeout, "config": None if self.config is None else str(self.config.resolve())}
+
+    @property
+    def deadline(self) -> float:
+        """Seconds one student may take before the grading process is presumed lost: all the
+        work's time limits, plus starting a child for loading and after each target."""
+        from grader.child.session import STARTUP_SECONDS
+        from grader.grade import Options
+        from grader.spec.config import load
+
+        exercise = Options(load(self.config), self.timeout).exercise()
+        return exercise.time_budget() + STARTUP_SECONDS * (len(exercise.targets) + 2)
 
 
 def failure(status: str, error: str) -> dict:
@@ -121,8 +142,8 @@ def failure(status: str, error: str) -> dict:
 class Pool:
     """``jobs`` workers grading a queue of students; ``done(student)`` is called as each finishes."""
 
-    def __init__(self, jobs: int, timeout: float, done):
-        self.jobs, self.timeout, self.done = jobs, timeout, done
+    def __init__(self, jobs: int, task: Task, done):
+        self.jobs, self.task, self.done = jobs, task, done
         self.queue: list[Student] = []
         self.workers: list[Worker] = []
         self.selector = selectors.DefaultSelector()
@@ -131,7 +152,7 @@ class Pool:
         self.queue = list(students)
         try:
             for _ in range(min(self.jobs, len(self.queue))):
-                self.start().give(self.queue.pop(0), self.timeout)
+                self.start().give(self.queue.pop(0), self.task)
             while any(w.student is not None for w in self.workers):
                 self.poll()
         finally:  # interrupted or done: no worker outlives the batch
@@ -155,7 +176,7 @@ class Pool:
         student.report = report
         self.done(student)
         if self.queue:
-            worker.give(self.queue.pop(0), self.timeout)
+            worker.give(self.queue.pop(0), self.task)
 
     def replace(self, worker: Worker, why: str) -> None:
         """A worker died or overran: its student fails with ``why``, a fresh worker takes over."""
@@ -189,13 +210,14 @@ def gradebook(students: list[Student]) -> str:
     """``grades.csv``: one row per student, one column per target, and the diagnosis codes."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["id", "score", "max_score", *TARGETS, "status", "diagnoses"])
+    columns = list(dict.fromkeys(t for s in students for t in s.report.get("targets", {})))
+    writer.writerow(["id", "score", "max_score", *columns, "status", "diagnoses"])
     for student in students:
         report = student.report
         targets = report.get("targets", {})
         writer.writerow([
             student.id, f"{report.get('score', 0.0):g}", f"{report.get('max_score', 100.0):g}",
-            *[f"{targets.get(t, {}).get('score', 0.0):g}" for t in TARGETS],
+            *[f"{targets.get(t, {}).get('score', 0.0):g}" for t in columns],
             report.get("status", "graded"),
             " ".join(f"{d['target']}:{d['code']}" for d in report.get("diagnoses", [])),
         ])
@@ -270,7 +292,7 @@ class Progress:
         self.stream.flush()
 
 
-def run_batch(submissions: Path, out: Path, jobs: int, timeout: float) -> int:
+def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, config: Path | None = None) -> int:
     students = students_in(submissions)
     reports = out / "reports"
     reports.mkdir(parents=True, exist_ok=True)
@@ -292,7 +314,7 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float) -> int:
         write_atomically(reports / f"{student.id}.json", json.dumps(student.report, indent=2) + "\n")
         progress.update(student)
 
-    Pool(jobs, timeout, done).run(pending)
+    Pool(jobs, Task(timeout, config), done).run(pending)
     counts = diagnosis_counts(students)
     write_atomically(out / "grades.csv", gradebook(students))
     write_atomically(out / "summary.md", summary_markdown(students, counts))

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from grader.grade import Options, grade
+from grader.spec.config import load
 from grader.staff.batch import failure
 from grader.submission.errors import InputError
 
@@ -21,7 +22,8 @@ def main() -> None:
     for line in sys.stdin:
         task = json.loads(line)
         try:
-            reply = grade(Path(task["path"]), Options(timeout=task["timeout"])).to_json()
+            config = load(Path(task["config"]) if task["config"] else None)
+            reply = grade(Path(task["path"]), Options(config, task["timeout"], audience="staff")).to_json()
         except InputError as exc:
             reply = failure("unreadable", str(exc))
         except Exception as exc:  # the grader's own failure, recorded for this student only

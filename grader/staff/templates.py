@@ -8,14 +8,14 @@ import stat
 import zipfile
 from pathlib import Path
 
-from grader.spec.cases import CHECKS, points
+from grader.spec.exercise import Exercise
 
 HERE = Path(__file__).resolve().parent
 PROJECT_FILES = ("pyproject.toml", "README.md")
 PACKAGES = ("grader", "reference")
 
 
-def github_classroom(directory: Path, install: str, submission: str) -> list[Path]:
+def github_classroom(directory: Path, install: str, submission: str, exercise: Exercise) -> list[Path]:
     """``.github/workflows/classroom.yml``: grade on every push, with points for GitHub Classroom.
 
     One command-grader step per check, each worth that check's points, so the
@@ -24,8 +24,8 @@ def github_classroom(directory: Path, install: str, submission: str) -> list[Pat
     """
     steps = []
     runners = []
-    for checks in CHECKS.values():
-        for check in checks:
+    for target in exercise.targets:
+        for check in target.checks:
             step_id = check.id.replace(".", "-").replace("_", "-")
             runners.append(step_id)
             steps.append(
@@ -36,7 +36,7 @@ def github_classroom(directory: Path, install: str, submission: str) -> list[Pat
                 f"          test-name: {check.id}\n"
                 f"          command: micrograde result micrograde.json {check.id}\n"
                 f"          timeout: 1\n"
-                f"          max-score: {points(check):g}\n")
+                f"          max-score: {target.points_of(check):g}\n")
     results = "".join(
         f"          {r.upper().replace('-', '_')}_RESULTS: \"${{{{steps.{r}.outputs.result}}}}\"\n" for r in runners)
     workflow = (HERE / "templates" / "classroom.yml").read_text().format(

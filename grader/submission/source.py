@@ -11,11 +11,18 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from grader.spec.ops import OPS
 from grader.submission.errors import InputError
 
-WANTED = ("Value", "train_step")
-METHODS = {"add": "__add__", "mul": "__mul__", "pow": "__pow__", "tanh": "tanh", "backward": "backward"}
+if TYPE_CHECKING:
+    from grader.spec.config import Config
+
+ROLES = {"Value": "Value", "train_step": "train_step"}  # each role's name in the classic exercise
+
+# What a course can ask a Value class to have: a written one of these is work done.
+GRADED_METHODS = frozenset({*(op.method for op in OPS.values()), "backward"})
 SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests", "node_modules"}
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
@@ -79,29 +86,34 @@ def is_definition(node: ast.stmt, name: str) -> bool:
 
 @dataclass
 class Submission:
-    """A submission as the grader sees it before running it."""
+    """A submission as the grader sees it before running it.
+
+    ``providers`` maps a role (``Value``, ``train_step``) to the file that defines it;
+    ``names`` maps each role to the name the course gives it (``Value``, ``Scalar``).
+    """
 
     path: Path
     files: list[SourceFile]
     providers: dict[str, SourceFile]
     directory: Path | None = None
+    names: dict[str, str] = field(default_factory=lambda: dict(ROLES))
 
-    def location(self, target: str) -> Location | None:
-        """Where the student wrote the graded method or function ``target``."""
-        if target == "train_step":
+    def location(self, method: str) -> Location | None:
+        """Where the student wrote the graded method (or the training function) ``method``."""
+        if method == self.names["train_step"]:
             source = self.providers.get("train_step")
-            return source.defines("train_step") if source else None
+            return source.defines(method) if source else None
         source = self.providers.get("Value")
         if source is None:
             return None
         location = None
         for unit in source.units:
             for node in unit.tree.body if unit.tree else ():
-                if is_definition(node, "Value") and isinstance(node, ast.ClassDef):
+                if is_definition(node, self.names["Value"]) and isinstance(node, ast.ClassDef):
                     for item in node.body:
-                        if isinstance(item, ast.FunctionDef) and item.name == METHODS[target]:
+                        if isinstance(item, ast.FunctionDef) and item.name == method:
                             location = Location(source.display, item.lineno, unit.cell)
-        return location or source.defines("Value")
+        return location or source.defines(self.names["Value"])
 
     def forbidden_imports(self) -> list[tuple[str, Location]]:
         """Imports of an autograd library or of the grader in the files graded, found by reading them.
@@ -250,7 +262,7 @@ def written(source: SourceFile, name: str) -> int:
                 count = int(not is_stub(node))
             elif isinstance(node, ast.ClassDef) and node.name == name:
                 count = sum(1 for item in node.body if isinstance(item, ast.FunctionDef)
-                            and item.name in METHODS.values() and not is_stub(item))
+                            and item.name in GRADED_METHODS and not is_stub(item))
     return count
 
 
@@ -274,19 +286,22 @@ def broken_python(source: SourceFile) -> bool:
     return source.kind == "py" and any(u.syntax_error for u in source.units)
 
 
-def read_submission(path: Path) -> Submission:
-    """Read and parse a submission; ``InputError`` when there is nothing gradable."""
+def read_submission(path: Path, config: Config | None = None) -> Submission:
+    """Read and parse a submission; ``InputError`` when there is nothing gradable.
+
+    ``config`` names the class and the training function (by default ``Value`` and ``train_step``)."""
+    names = dict(ROLES) if config is None else {"Value": config.class_name, "train_step": config.train_function}
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     if path.is_dir():
         files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
-        providers = {name: s for name in WANTED if (s := choose(files, name)) is not None}
+        providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
         if not providers:
-            raise InputError(f"{path}: no file defines Value or train_step")
-        return Submission(path, files, providers, directory=path)
+            raise InputError(f"{path}: no file defines {names['Value']} or {names['train_step']}")
+        return Submission(path, files, providers, directory=path, names=names)
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
-    return Submission(path, [source], {name: source for name in WANTED})
+    return Submission(path, [source], {role: source for role in names}, names=names)

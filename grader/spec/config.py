@@ -1,0 +1,201 @@
+"""A course's configuration: which targets are graded, for how many points, and how.
+
+Read from ``micrograde.toml`` or from ``[tool.micrograde]`` in a course
+repository's ``pyproject.toml``, and validated here, so that every mistake is
+one clear message naming the key, before anything is graded. Without a file,
+the default configuration is the classic exercise (``DEFAULT``), whose
+verdicts are those micrograde has always given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tomllib
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from grader.spec import ops
+from grader.spec.cases import checks_for
+from grader.submission.errors import InputError
+
+DEFAULT = """\
+# The classic exercise: five methods of Value and train_step.
+[targets.add]
+points = 15
+[targets.mul]
+points = 15
+[targets.pow]
+points = 15
+[targets.tanh]
+points = 15
+[targets.backward]
+points = 20
+[targets.train_step]
+points = 20
+
+[limits]
+time_limit = 10
+load_time_limit = 10
+examples = 20
+
+[tolerance]
+reference = 1e-6
+finite_difference = 1e-4
+
+[scaffold]
+class = "Value"
+engine_file = "engine.py"
+train_function = "train_step"
+train_file = "train.py"
+notebook = "micrograd.ipynb"
+"""
+
+GIVEN_TARGETS = ("backward", "train_step")  # targets that are not ops
+
+
+class ConfigError(InputError):
+    """The course configuration is invalid (exit status 2, one line naming the key)."""
+
+
+@dataclass(frozen=True)
+class TargetConfig:
+    name: str
+    points: float
+    hidden: tuple[str, ...] = ()  # check names (``generated``) hidden from students until release
+    time_limit: float = 10.0
+
+
+@dataclass(frozen=True)
+class Config:
+    targets: tuple[TargetConfig, ...]
+    time_limit: float = 10.0
+    load_time_limit: float = 10.0
+    examples: int = 20
+    reference_tolerance: float = 1e-6
+    difference_tolerance: float = 1e-4
+    scaffold: dict[str, str] = field(default_factory=dict)
+    source: str = "default"
+    sha256: str = ""
+
+    @property
+    def class_name(self) -> str:
+        return self.scaffold["class"]
+
+    @property
+    def train_function(self) -> str:
+        return self.scaffold["train_function"]
+
+    def target(self, name: str) -> TargetConfig:
+        return next(t for t in self.targets if t.name == name)
+
+    def with_time_limit(self, seconds: float) -> Config:
+        """The same configuration with every time limit set to ``seconds`` (``--timeout``)."""
+        targets = tuple(TargetConfig(t.name, t.points, t.hidden, seconds) for t in self.targets)
+        changed = replace(self, targets=targets, time_limit=seconds, load_time_limit=seconds)
+        return replace(changed, sha256=fingerprint(changed))
+
+    def to_json(self) -> dict:
+        return {"source": self.source, "sha256": self.sha256}
+
+
+def _number(table: dict, key: str, where: str, default: float, positive: bool = True) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or (
+            positive and value <= 0):
+        raise ConfigError(f"{where} {key}: expected a positive number, got {value!r}")
+    return float(value)
+
+
+def _table(data: dict, key: str, where: str) -> dict:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: [{key}] must be a table")
+    return value
+
+
+def _known_keys(table: dict, known: set[str], where: str) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+
+
+def parse(data: dict, where: str) -> Config:
+    """Validate a parsed configuration; ``ConfigError`` names the first problem's key."""
+    defaults = tomllib.loads(DEFAULT)
+    _known_keys(data, {"targets", "limits", "tolerance", "scaffold"}, where)
+    limits = _table(data, "limits", where)
+    _known_keys(limits, {"time_limit", "load_time_limit", "examples"}, f"{where} [limits]")
+    time_limit = _number(limits, "time_limit", f"{where} [limits]", 10.0)
+    examples = limits.get("examples", 20)
+    if isinstance(examples, bool) or not isinstance(examples, int) or not 1 <= examples <= 100_000:
+        raise ConfigError(f"{where} [limits] examples: expected a whole number from 1 to 100000, got {examples!r}")
+    tolerance = _table(data, "tolerance", where)
+    _known_keys(tolerance, {"reference", "finite_difference"}, f"{where} [tolerance]")
+    scaffold = {**defaults["scaffold"], **_table(data, "scaffold", where)}
+    _known_keys(scaffold, set(defaults["scaffold"]), f"{where} [scaffold]")
+    for key, value in scaffold.items():
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where} [scaffold] {key}: expected a non-empty string, got {value!r}")
+    for key in ("class", "train_function"):
+        if not scaffold[key].isidentifier():
+            raise ConfigError(f"{where} [scaffold] {key}: {scaffold[key]!r} is not a Python name")
+    targets_table = data.get("targets", defaults["targets"])
+    if not isinstance(targets_table, dict) or not targets_table:
+        raise ConfigError(f"{where}: [targets] must list at least one target")
+    targets = []
+    for name, table in targets_table.items():
+        key = f"{where} [targets.{name}]"
+        if name not in ops.OPS and name not in GIVEN_TARGETS:
+            known = ", ".join([*ops.OPS, *GIVEN_TARGETS])
+            raise ConfigError(f"{key}: unknown target {name!r} (known: {known})")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{key}: must be a table")
+        _known_keys(table, {"points", "hidden", "time_limit"}, key)
+        if "points" not in table:
+            raise ConfigError(f"{key} points: missing (how many points the target is worth)")
+        hidden = table.get("hidden", [])
+        check_names = [c.id.split(".", 1)[1] for c in checks_for(name)]
+        if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
+            raise ConfigError(f"{key} hidden: expected a list of check names")
+        for h in hidden:
+            if h not in check_names:
+                raise ConfigError(f"{key} hidden: no check {h!r} (checks: {', '.join(check_names)})")
+        targets.append(TargetConfig(name, _number(table, "points", key, 0.0),
+                                    tuple(hidden), _number(table, "time_limit", key, time_limit)))
+    config = Config(
+        tuple(targets), time_limit, _number(limits, "load_time_limit", f"{where} [limits]", 10.0), examples,
+        _number(tolerance, "reference", f"{where} [tolerance]", 1e-6),
+        _number(tolerance, "finite_difference", f"{where} [tolerance]", 1e-4),
+        scaffold, where)
+    return replace(config, sha256=fingerprint(config))
+
+
+def fingerprint(config: Config) -> str:
+    """A hash of what a configuration means (every value after defaults), not of how it is spelled."""
+    meaning = asdict(replace(config, source="", sha256=""))
+    return hashlib.sha256(json.dumps(meaning, sort_keys=True).encode()).hexdigest()
+
+
+def default() -> Config:
+    return parse(tomllib.loads(DEFAULT), "default")
+
+
+def load(path: Path | None) -> Config:
+    """The configuration at ``path`` (``micrograde.toml`` or a ``pyproject.toml``), or the default."""
+    if path is None:
+        return default()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the configuration ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("micrograde")
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: no [tool.micrograde] table")
+    return parse(data, str(path))

@@ -1,0 +1,285 @@
+"""The student files of a course's exercise, written from its configuration.
+
+``micrograde scaffold --config C OUT`` writes ``engine.py`` (the value class
+with a stub for every graded op and ``backward``), ``train.py`` (the
+``train_step`` stub) and the notebook with the same stubs, explanations and
+the ``check()`` cell. The bundled ``exercises/`` are the default
+configuration's scaffold, and a test keeps them equal. Stubs say what to
+compute and the local derivative; never how to write it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.spec.exercise import Exercise
+from grader.spec.ops import OPS
+
+# The classic four keep the words students have always read; other ops' docstrings
+# are made from their summary and rule.
+CLASSIC_DOCS = {
+    "add": """Return a new {cls} for ``self + other``.
+
+        ``other`` may be a plain number: wrap it in a {cls} first.
+        The result must remember its operands (pass them as ``_children``) and
+        get a ``_backward`` that passes the result's gradient to each operand.
+        Local derivative: d(a + b)/da = 1 and d(a + b)/db = 1.
+        Chain rule: an operand's gradient grows by (local derivative) * out.grad.
+        Use ``+=``, never ``=``: one {cls} can feed several results (think of
+        ``a + a``), and each of them adds its own share.
+        """,
+    "mul": """Return a new {cls} for ``self * other``.
+
+        ``other`` may be a plain number, as in ``__add__``.
+        Local derivative: d(a * b)/da = b and d(a * b)/db = a.
+        Multiply by out.grad and accumulate with ``+=``.
+        """,
+    "pow": """Return a new {cls} for ``self ** other``, where ``other`` is a plain int or float.
+
+        Local derivative (power rule): d(x ** n)/dx = n * x ** (n - 1).
+        The exponent is a constant, so only ``self`` receives a gradient.
+        """,
+    "tanh": """Return a new {cls} for the hyperbolic tangent of ``self``.
+
+        ``math.tanh`` computes it. If t = tanh(x), then d(t)/dx = 1 - t ** 2.
+        """,
+}
+
+BACKWARD_DOC = """Fill in ``.grad`` of every {cls} this one was computed from.
+
+        1. Order the graph topologically: visit each node once, and list it
+           only after every node in its ``_prev`` is listed.
+        2. The gradient of a value with respect to itself is 1.
+        3. Call ``_backward`` of every node, from this one back to the inputs
+           (the reverse of step 1's list), so that each node has received all of
+           its gradient before it passes it on.
+        Do not reset any ``.grad`` here: resetting is the training loop's job.
+        """
+
+GIVEN_BACKWARD = '''    def backward(self):  # given: reverse topological order, each node once
+        topo, visited = [], set()
+
+        def build(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+
+        build(self)
+        self.grad = 1.0
+        for node in reversed(topo):
+            node._backward()
+'''
+
+# Operators the scaffold gives when they are not graded, each written with the ops it names.
+GIVEN = (
+    ("neg", "__neg__", "-self", "return self * -1", ("mul",)),
+    ("radd", "__radd__", "other + self", "return self + other", ("add",)),
+    ("sub", "__sub__", "self - other", "return self + (-other)", ("add", "neg")),
+    (None, "__rsub__", "other - self", "return other + (-self)", ("add", "neg")),
+    ("rmul", "__rmul__", "other * self", "return self * other", ("mul",)),
+    ("truediv", "__truediv__", "self / other", "return self * other**-1", ("mul", "pow")),
+    (None, "__rtruediv__", "other / self", "return other * self**-1", ("mul", "pow")),
+)
+
+TRAIN_DOC = '''"""Do one step of gradient descent and return the loss *before* the update.
+
+    ``model(x)`` gives the prediction (a {cls}) for one input ``x``;
+    ``model.parameters()`` lists the {cls}s to train; ``model.zero_grad()``
+    sets all their gradients to 0.
+
+    1. The loss is the sum over the examples of (prediction - target) ** 2.
+    2. Gradients accumulate with ``+=``, so last step's gradients must be
+       cleared before this step's backward pass adds new ones.
+    3. Backpropagate from the loss.
+    4. Move every parameter a step of size ``lr`` *against* its gradient:
+       that is the direction in which the loss goes down.
+    """'''
+
+
+def stub_doc(name: str, cls: str) -> str:
+    if name in CLASSIC_DOCS:
+        return CLASSIC_DOCS[name].format(cls=cls)
+    op = OPS[name]
+    return (f"Return a new {cls} for {op.summary}.\n\n        Local derivative: {op.rule}.\n"
+            f"        Multiply by out.grad and accumulate with ``+=``.\n        ")
+
+
+def stub(method: str, signature: str, doc: str) -> str:
+    return f'    def {method}({signature}):\n        """{doc}"""\n        raise NotImplementedError("{method}")\n'
+
+
+def value_class(exercise: Exercise) -> str:
+    """The value class: its constructor, a stub per graded method, the operators it gives."""
+    cls = exercise.config.class_name
+    parts = [f'''class {cls}:
+    """A scalar that remembers how it was computed, so it can be differentiated."""
+
+    def __init__(self, data, _children=(), _op="", label=""):
+        self.data = data
+        self.grad = 0.0  # d(output)/d(self), filled in by backward()
+        self._backward = lambda: None  # pushes self.grad on to the operands
+        self._prev = set(_children)  # the {cls}s this one was computed from
+        self._op = _op
+        self.label = label
+
+    def __repr__(self):
+        return f"{cls}(data={{self.data}}, grad={{self.grad}})"
+''']
+    graded = [t.name for t in exercise.op_targets]
+    for name in graded:
+        op = OPS[name]
+        signature = "self" if op.arity == 1 and not op.exponent else "self, other"
+        parts.append(stub(op.method, signature, stub_doc(name, cls)))
+    if "backward" in exercise.names:
+        parts.append(stub("backward", "self", BACKWARD_DOC.format(cls=cls)))
+    else:
+        parts.append(GIVEN_BACKWARD)
+    available = set(graded)
+    given = []
+    for op, method, meaning, body, uses in GIVEN:
+        if op not in graded and set(uses) <= available:
+            given.append(f"    def {method}(self{'' if method == '__neg__' else ', other'}):  # {meaning}\n"
+                         f"        {body}\n")
+            if op is not None:
+                available.add(op)
+    if given:
+        what = "five methods" if len(graded) == 4 and "backward" in exercise.names else "methods"
+        parts.append(f"    # Given: these use the {what} above.\n" + "\n".join(given))
+    return "\n".join(parts)
+
+
+def needs_math(exercise: Exercise) -> bool:
+    return any(t.name in ("tanh", "exp", "log", "sigmoid") for t in exercise.op_targets)
+
+
+def engine_file(exercise: Exercise) -> str:
+    graded = [OPS[t.name].method for t in exercise.op_targets] + (
+        ["backward"] if "backward" in exercise.names else [])
+    methods = ", ".join(f"``{m}``" for m in graded)
+    header = f'''"""Build micrograd yourself: a scalar that knows its own gradient.
+
+Fill in the methods that raise NotImplementedError:
+{methods}.
+Everything else is given and is written in terms of those, so ``2 * a``,
+``a - 1`` and ``a / b`` start working as soon as the methods they use do.
+
+Check your work at any time with:  micrograde grade {exercise.config.scaffold["engine_file"]}
+"""
+'''
+    imports = "\nimport math\n" if needs_math(exercise) else ""
+    return f"{header}{imports}\n\n{value_class(exercise)}"
+
+
+def train_file(exercise: Exercise) -> str:
+    name = exercise.config.train_function
+    train = exercise.config.scaffold["train_file"]
+    return f'''"""One step of training a neural network with your engine.
+
+Check your work at any time with:  micrograde grade {train}
+(or grade the whole folder:  micrograde grade .)
+"""
+
+
+def {name}(model, xs, ys, lr):
+    {TRAIN_DOC.format(cls=exercise.config.class_name)}
+    raise NotImplementedError("{name}")
+'''
+
+
+def notebook(exercise: Exercise) -> str:
+    """The exercise as a notebook, saved as Jupyter saves it (cell ids fixed, so it is reproducible)."""
+    import nbformat
+
+    cls = exercise.config.class_name
+    train = exercise.config.train_function
+    ops = set(exercise.names)
+    cells = [nbformat.v4.new_markdown_cell(f"""# Build micrograd yourself
+
+You will write the heart of an automatic-differentiation engine: a scalar `{cls}`
+that remembers how it was computed, and a `backward()` that fills in the gradient of
+every value it depends on. Then you will use it for one step of training.
+
+The methods of `{cls}` and the function `{train}` that raise
+`NotImplementedError` are yours to fill in. Run the cells, and check your work with the
+last cell: the grader tells you which method is wrong and shows the smallest
+expression where it goes wrong.""")]
+    if needs_math(exercise):
+        cells.append(nbformat.v4.new_code_cell("import math"))
+    cells += [nbformat.v4.new_markdown_cell(f"""## The `{cls}` class
+
+Every arithmetic operation makes a new `{cls}` and records:
+
+* `data`: the number itself;
+* `_prev`: the {cls}s it was computed from (its operands);
+* `_backward`: a small function that, once `out.grad` is known, adds each operand's
+  share to the operand's `.grad`.
+
+**The chain rule.** If `out = f(a, b)`, then `a.grad` grows by
+`(d out / d a) * out.grad`: the *local* derivative of the operation times the
+gradient that has reached `out`.
+
+**Accumulate, never assign.** A {cls} can be used by several results (`a * a`, or
+`a` feeding two different nodes). Each use adds its own contribution, so `_backward`
+must use `+=`."""), nbformat.v4.new_code_cell(value_class(exercise).rstrip("\n"))]
+    if {"add", "mul"} <= ops:
+        cells += [nbformat.v4.new_markdown_cell("""## Try it
+
+This cell raises `NotImplementedError` until `__add__` and `__mul__` work. That is fine:
+the grader keeps going past cells that fail."""), nbformat.v4.new_code_cell(
+            f"a = {cls}(2.0, label='a')\nb = {cls}(-3.0, label='b')\nc = a * b + 10\nc")]
+        if "backward" in ops:
+            cells += [nbformat.v4.new_markdown_cell("""## Backpropagation
+
+`backward()` visits the graph in *reverse topological order*: a node passes its
+gradient on only after every node that uses it has added its share.
+
+For `L = (a*b + c) * f` with `a = 2`, `b = -3`, `c = 10`, `f = -2` you should see
+`L.data = -8.0`, and the gradients `a.grad = 6.0`, `b.grad = -4.0`, `c.grad = -2.0`,
+`f.grad = 4.0`. Work one of them out by hand with the chain rule first."""), nbformat.v4.new_code_cell(
+                f"a, b, c, f = {cls}(2.0), {cls}(-3.0), {cls}(10.0), {cls}(-2.0)\nL = (a * b + c) * f\n"
+                "L.backward()\nprint(L.data, a.grad, b.grad, c.grad, f.grad)")]
+    checked = [cls]
+    if exercise.needs_train_step:
+        checked.append(train)
+        cells += [nbformat.v4.new_markdown_cell(f"""## One step of training
+
+`{train}` receives a model (call it on an input to get a prediction; it has
+`parameters()` and `zero_grad()`), a list of inputs, their targets and a learning
+rate. The grader runs it on its own small neural network, so only this function
+is judged here, not your engine."""), nbformat.v4.new_code_cell(
+            train_file(exercise).split("\n\n\n", 1)[1].rstrip("\n"))]
+    cells += [nbformat.v4.new_markdown_cell(f"""## Check your work
+
+Run the cell below: it grades your {' and '.join(f'`{c}`' for c in checked)} and shows the report
+right here. (In a terminal, `micrograde grade {exercise.config.scaffold["notebook"]}` does the same.)
+
+The grader tries every method on many small expressions, each built so that only the
+method under test can go wrong, and explains each mistake it finds with the smallest
+expression that shows it."""), nbformat.v4.new_code_cell(f"from grader import check\n\ncheck({', '.join(checked)})")]
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number:02d}"
+    book = nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"}})
+    return nbformat.writes(book) + "\n"
+
+
+def scaffold_files(exercise: Exercise) -> dict[str, str]:
+    """File name -> content, for every student file of the exercise."""
+    names = exercise.config.scaffold
+    files = {names["engine_file"]: engine_file(exercise), names["notebook"]: notebook(exercise)}
+    if exercise.needs_train_step:
+        files[names["train_file"]] = train_file(exercise)
+    return files
+
+
+def write_scaffold(exercise: Exercise, directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in scaffold_files(exercise).items():
+        path = directory / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

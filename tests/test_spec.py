@@ -1,0 +1,323 @@
+"""The exercise spec and course configurations: other ops, other targets, hidden checks, the scaffold."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import nbformat
+import pytest
+from helpers import CORPUS, ROOT, micrograde
+
+import reference
+from grader.judging.judge import Tolerance, judge_op
+from grader.judging.plan import plan_op
+from grader.spec import config as course_config
+from grader.spec.cases import checks_for
+from grader.spec.exercise import Exercise
+from grader.spec.expr import evaluate, render
+from grader.spec.ops import OPS
+from grader.spec.scaffold import scaffold_files
+
+COURSES = Path(__file__).parent / "courses"
+SOLUTION = (CORPUS / "solution.py").read_text()
+
+# The ops beyond the classic four, as a student writes them in a micrograd-style Value.
+MORE_METHODS = '''
+    def exp(self):
+        e = math.exp(self.data)
+        out = Value(e, (self,), "exp")
+
+        def _backward():
+            self.grad += e * out.grad
+
+        out._backward = _backward
+        return out
+
+    def log(self):
+        out = Value(math.log(self.data), (self,), "log")
+
+        def _backward():
+            self.grad += out.grad / self.data
+
+        out._backward = _backward
+        return out
+
+    def sigmoid(self):
+        s = 1 / (1 + math.exp(-self.data))
+        out = Value(s, (self,), "sigmoid")
+
+        def _backward():
+            self.grad += s * (1 - s) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def relu(self):
+        out = Value(max(0.0, self.data), (self,), "relu")
+
+        def _backward():
+            self.grad += (self.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __neg__(self):
+        out = Value(-self.data, (self,), "neg")
+
+        def _backward():
+            self.grad += -out.grad
+
+        out._backward = _backward
+        return out
+
+    def __sub__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data - other.data, (self, other), "-")
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += -out.grad
+
+        out._backward = _backward
+        return out
+
+    def __truediv__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data / other.data, (self, other), "/")
+
+        def _backward():
+            self.grad += out.grad / other.data
+            other.grad += -self.data / other.data ** 2 * out.grad
+
+        out._backward = _backward
+        return out
+'''
+
+
+def every_op_solution() -> str:
+    """The corpus solution with every op of the spec written directly (after its given operators,
+    so these definitions are the ones the class keeps)."""
+    anchor = "\n\ndef train_step("
+    assert SOLUTION.count(anchor) == 1 and SOLUTION.startswith("import math") or "\nimport math\n" in SOLUTION
+    return SOLUTION.replace(anchor, "\n" + MORE_METHODS.rstrip("\n") + "\n" + anchor)
+
+
+def write_config(tmp_path: Path, targets: dict[str, dict], extra: str = "") -> Path:
+    lines = []
+    for name, table in targets.items():
+        lines.append(f"[targets.{name}]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in table.items()]
+    path = tmp_path / "micrograde.toml"
+    path.write_text("\n".join(lines) + "\n" + extra)
+    return path
+
+
+def grade_json(path: Path, *args: str) -> tuple[int, dict]:
+    result = micrograde("grade", str(path), "--format", "json", *args)
+    assert result.returncode in (0, 1), result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def codes(report: dict, target: str) -> list[str]:
+    return sorted(d["code"] for d in report["diagnoses"] if d["target"] == target)
+
+
+def test_every_op_has_checks_and_a_reference_rule():
+    """Each op's forward rule and local derivatives agree with the reference engine on its own checks."""
+    for name in OPS:
+        checks = checks_for(name)
+        assert [c.id.split(".")[1] for c in checks][:3] == ["forward", "local-grad", "reused-node"], name
+        assert checks[-1].generated
+        for check in checks:
+            for case in check.cases:
+                assert name in {node[0] for node in case.expr}, (check.id, render(case.expr))
+                data, grads = evaluate(case.expr, case.values, reference.Value)
+                plan = plan_op(case, name)
+                for got, want in zip(plan.values, data):
+                    assert want is None or math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12), check.id
+
+
+def test_karpathy_engine_with_relu_course_gets_full_marks():
+    path = COURSES / "karpathy_engine.py"
+    status, report = grade_json(path, "--config", str(COURSES / "relu-course.toml"))
+    assert status == 0 and report["diagnoses"] == [] and report["score"] == report["max_score"]
+    assert list(report["targets"]) == ["add", "mul", "pow", "relu", "backward", "train_step"]
+    assert report["config"]["source"].endswith("relu-course.toml") and len(report["config"]["sha256"]) == 64
+
+
+def test_karpathy_engine_under_the_default_course_lacks_tanh():
+    status, report = grade_json(COURSES / "karpathy_engine.py")
+    assert status == 1
+    assert [(d["target"], d["code"]) for d in report["diagnoses"]] == [("tanh", "not-implemented")]
+    assert report["targets"]["tanh"]["score"] == 0
+    assert all(report["targets"][t]["score"] == report["targets"][t]["max_score"]
+               for t in report["targets"] if t != "tanh")
+
+
+ALL_OPS = {name: {"points": 5} for name in OPS} | {"backward": {"points": 10}}
+
+
+def test_every_op_written_right_gets_full_marks(tmp_path):
+    path = tmp_path / "engine.py"
+    path.write_text(every_op_solution())
+    status, report = grade_json(path, "--config", str(write_config(tmp_path, ALL_OPS)))
+    assert report["diagnoses"] == [], report["diagnoses"]
+    assert status == 0 and report["max_score"] == 5 * len(OPS) + 10
+
+
+@pytest.mark.parametrize(("target", "old", "new", "code"), [
+    ("exp", "self.grad += e * out.grad", "self.grad += e", "wrong-local-grad"),
+    ("truediv", "other.grad += -self.data / other.data ** 2 * out.grad",
+     "other.grad = -self.data / other.data ** 2 * out.grad", "grad-overwrite"),
+    ("sub", "self.data - other.data", "other.data - self.data", "wrong-forward"),
+    ("log", "self.grad += out.grad / self.data", "self.grad += out.grad * self.data", "wrong-local-grad"),
+    ("relu", "self.grad += (self.data > 0) * out.grad",
+     "self.grad += (self.data > 0) * out.grad if self.data != 0 else out.grad / self.data", "relu-at-zero"),
+    ("sigmoid", "self.grad += s * (1 - s) * out.grad", "self.grad += s * out.grad", "wrong-local-grad"),
+    ("neg", "self.grad += -out.grad", "self.grad = -out.grad", "grad-overwrite"),
+])
+def test_a_bug_in_one_more_op_costs_only_that_op(tmp_path, target, old, new, code):
+    source = every_op_solution()
+    assert source.count(old) == 1
+    path = tmp_path / "engine.py"
+    path.write_text(source.replace(old, new))
+    _, report = grade_json(path, "--config", str(write_config(tmp_path, ALL_OPS)))
+    assert {d["target"] for d in report["diagnoses"]} == {target}, report["diagnoses"]
+    assert codes(report, target) == [code]
+    lost = [t for t, s in report["targets"].items() if s["score"] < s["max_score"]]
+    assert lost == [target]
+
+
+def test_exp_and_truediv_course_catches_a_bug_in_each(tmp_path):
+    config = write_config(tmp_path, {"add": {"points": 10}, "exp": {"points": 20}, "truediv": {"points": 20},
+                                     "backward": {"points": 25}, "train_step": {"points": 25}})
+    source = every_op_solution().replace("self.grad += e * out.grad", "self.grad += out.grad").replace(
+        "self.grad += out.grad / other.data", "self.grad = out.grad / other.data")
+    path = tmp_path / "engine.py"
+    path.write_text(source)
+    status, report = grade_json(path, "--config", str(config))
+    assert status == 1
+    assert codes(report, "exp") == ["wrong-local-grad"] and codes(report, "truediv") == ["grad-overwrite"]
+    assert list(report["targets"]) == ["add", "exp", "truediv", "backward", "train_step"]
+    assert report["targets"]["add"]["score"] == 10 and report["max_score"] == 100
+
+
+def test_hidden_checks_are_for_staff_only(tmp_path):
+    config = write_config(tmp_path, {"mul": {"points": 50, "hidden": ["generated", "reused-node"]},
+                                     "backward": {"points": 50}})
+    path = tmp_path / "engine.py"
+    path.write_text(SOLUTION.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad"))
+    _, student = grade_json(path, "--config", str(config))
+    _, staff = grade_json(path, "--config", str(config), "--audience", "staff")
+    shown = {c["id"] for c in student["checks"]}
+    assert "mul.generated" not in shown and "mul.reused-node" not in shown and "mul.forward" in shown
+    assert "reused-node" not in json.dumps(student)
+    hidden = {c["id"] for c in staff["checks"] if c.get("hidden")}
+    assert hidden == {"mul.generated", "mul.reused-node"}
+    assert codes(staff, "mul") == ["grad-overwrite"]
+    assert student["audience"] == "student" and staff["audience"] == "staff"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[targets.softmax]\npoints = 10\n", "[targets.softmax]: unknown target 'softmax'"),
+    ("[targets.add]\npoints = -1\n", "[targets.add] points: expected a positive number"),
+    ("[targets.add]\n", "[targets.add] points: missing"),
+    ("[targets.add]\npoints = 10\nhidden = ['nothing']\n", "[targets.add] hidden: no check 'nothing'"),
+    ("[limits]\nexamples = 0\n", "[limits] examples"),
+    ("[limits]\nspeed = 3\n", "[limits]: unknown key 'speed'"),
+    ("[scaffold]\nclass = 'not a name'\n", "[scaffold] class"),
+    ("targets = 3\n", "[targets] must list at least one target"),
+    ("[targets\n", "not valid TOML"),
+])
+def test_config_errors_name_the_key(tmp_path, text, message):
+    config = tmp_path / "micrograde.toml"
+    config.write_text(text)
+    result = micrograde("grade", str(CORPUS / "solution.py"), "--config", str(config))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+
+
+def test_config_from_pyproject_and_its_hash(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\nname = 'course'\n\n[tool.micrograde.targets.add]\npoints = 40\n")
+    loaded = course_config.load(tmp_path / "pyproject.toml")
+    assert [t.name for t in loaded.targets] == ["add"] and loaded.targets[0].points == 40
+    same = tmp_path / "micrograde.toml"
+    same.write_text("# the same course, spelled differently\n[targets]\nadd = { points = 40.0 }\n")
+    assert course_config.load(same).sha256 == loaded.sha256 != course_config.default().sha256
+    (tmp_path / "other.toml").write_text("[targets.add]\npoints = 41\n")
+    assert course_config.load(tmp_path / "other.toml").sha256 != loaded.sha256
+
+
+def test_bundled_exercises_are_the_default_scaffold():
+    for name, text in scaffold_files(Exercise(course_config.default())).items():
+        assert (ROOT / "exercises" / name).read_text(encoding="utf-8") == text, name
+
+
+def test_scaffold_round_trip(tmp_path):
+    """A course's scaffold: it imports, every graded target is not-implemented, the notebook is valid,
+    and with the stubs written it gets full marks."""
+    config = write_config(tmp_path, {"add": {"points": 10}, "mul": {"points": 10}, "relu": {"points": 10},
+                                     "exp": {"points": 10}, "backward": {"points": 30},
+                                     "train_step": {"points": 30}},
+                          '[scaffold]\nclass = "Scalar"\ntrain_function = "fit_step"\n')
+    out = tmp_path / "student"
+    result = micrograde("scaffold", str(out), "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["engine.py", "micrograd.ipynb", "train.py"]
+    notebook = nbformat.read(out / "micrograd.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert "check(Scalar, fit_step)" in notebook.cells[-1].source
+    engine = (out / "engine.py").read_text()
+    assert "class Scalar:" in engine and "import math" in engine and "def tanh" not in engine
+    _, report = grade_json(out, "--config", str(config))
+    assert sorted((d["target"], d["code"]) for d in report["diagnoses"]) == sorted(
+        (t, "not-implemented") for t in ("add", "mul", "relu", "exp", "backward", "train_step"))
+    written = every_op_solution().replace("class Value", "class Scalar").replace("Value(", "Scalar(").replace(
+        "isinstance(other, Value)", "isinstance(other, Scalar)").replace("def train_step", "def fit_step")
+    (out / "engine.py").write_text(written)
+    (out / "train.py").unlink()
+    (out / "micrograd.ipynb").unlink()
+    status, report = grade_json(out, "--config", str(config))
+    assert status == 0 and report["diagnoses"] == [], report["diagnoses"]
+
+
+def test_judging_an_op_from_raw_replies():
+    """judge_op on replies written by hand: right, a wrong gradient, a wrong forward value, non-numbers."""
+    case = checks_for("mul")[1].cases[1]  # ((a * b) * c)
+    assert render(case.expr) == "((a * b) * c)"
+    plan = plan_op(case, "mul")
+    data, grads = evaluate(case.expr, case.values, reference.Value)
+    probes = []
+    for i, position, h in plan.probes:
+        node = case.expr[i]
+        xs = [plan.values[j] for j in node[1:3]]
+        for shifted in (xs[position] + h, xs[position] - h):
+            ys = list(xs)
+            ys[position] = shifted
+            probes.append(ys[0] * ys[1])
+    right = {"data": data, "grads": grads, "probes": probes}
+    tolerance = Tolerance()
+    verdict = judge_op(case, right, plan, tolerance)
+    assert verdict.passed("both") and verdict.fd_ok
+    wrong_grad = {**right, "grads": [g * 2 if g is not None else None for g in grads]}
+    verdict = judge_op(case, wrong_grad, plan, tolerance)
+    assert verdict.forward_ok and not verdict.grads_ok and verdict.oracle == "both"
+    wrong_data = {**right, "data": [*data[:-1], data[-1] + 1]}
+    assert not judge_op(case, wrong_data, plan, tolerance).forward_ok
+    invalid = {**right, "grads": [{"invalid": "str"}] * len(grads)}
+    assert not judge_op(case, invalid, plan, tolerance).grads_ok
+    assert judge_op(case, {**right, "probes": []}, plan, tolerance).error["type"] == "MalformedReply"
+
+
+def test_course_api(tmp_path):
+    """What grader/__init__.py promises a course's own scripts."""
+    import grader
+
+    options = grader.Options(config=grader.load_config(COURSES / "relu-course.toml"), audience="staff")
+    first = grader.grade_file(COURSES / "karpathy_engine.py", options)
+    again = grader.grade_file(COURSES / "karpathy_engine.py", options)
+    assert first.score == again.score == 100.0 and first.targets == again.targets
+    assert grader.load_config(None).sha256 == course_config.default().sha256
