@@ -1,13 +1,16 @@
-"""The mutation corpus: real buggy submissions get exactly the right diagnosis, on the right target."""
+"""The mutation corpus: buggy submissions get exactly the right diagnosis, on the right target, at the mutated line."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from grader.grade import Options, grade
+from grader.spec.config import load
 
 CORPUS = Path(__file__).parent / "corpus"
 SOLUTION = (CORPUS / "solution.py").read_text()
@@ -21,47 +24,79 @@ def mutate(source: str, replacements: list[list[str]]) -> str:
     return source
 
 
-METHODS = {"add": "__add__", "mul": "__mul__", "pow": "__pow__", "tanh": "tanh", "backward": "backward",
-           "train_step": "train_step"}
+def mutated_lines(source: str, replacements: list[list[str]]) -> set[int]:
+    """The lines of the mutated file that a mutation wrote, and where it deleted lines, the line now in their place."""
+    marks = [chr(0xE000 + i) for i in range(len(replacements))]  # private-use characters, one per replacement
+    marked = mutate(source, [[old, new.replace("\n", mark + "\n") + mark]
+                             for (old, new), mark in zip(replacements, marks)])
+    lines = set()
+    for (old, new), mark in zip(replacements, marks):
+        written = {number for number, line in enumerate(marked.splitlines(), 1) if mark in line}
+        if old.count("\n") > new.count("\n"):
+            written.add(max(written) + 1)
+        lines |= written
+    return lines
 
 
-def assert_diagnosed(report, expect: dict[str, list[str]], source: str) -> None:
-    """Exactly the expected codes on exactly the expected targets, each pointing at its method."""
-    scores = report.target_scores()
-    for target in report.targets:
-        score, max_score = scores[target]
+def expected_line(mutant: dict, target: str) -> int:
+    line = mutant["line"]
+    return line[target] if isinstance(line, dict) else line
+
+
+def graded(path: Path, mutant: dict) -> dict:
+    """The JSON report, under the mutant's course configuration if it names one (graded in this
+    process, as ``micrograde grade`` does: the command line itself is tested elsewhere)."""
+    config = load(ROOT / mutant["config"]) if "config" in mutant else None
+    report = grade(path, Options(config=config, timeout=mutant.get("timeout", 10.0))).to_json()
+    return json.loads(json.dumps(report))
+
+
+def assert_diagnosed(report: dict, mutant: dict) -> None:
+    """Exactly the expected codes on exactly the expected targets, each pointing at the mutated line."""
+    expect = mutant["expect"]
+    codes = {}
+    for diagnosis in report["diagnoses"]:
+        codes.setdefault(diagnosis["target"], []).append(diagnosis["code"])
+    for target, points in report["targets"].items():
         if target in expect:
-            assert score < max_score, f"{target} should lose points"
-            assert sorted(report.codes(target)) == sorted(expect[target]), target
+            assert points["score"] < points["max_score"], f"{target} should lose points"
+            assert sorted(codes.get(target, [])) == sorted(expect[target]), target
         else:
-            assert score == max_score, f"{target} lost points it should not"
-            assert report.codes(target) == [], target
-    assert sorted(report.codes("submission")) == sorted(expect.get("submission", []))
-    lines = source.splitlines()
-    for diagnosis in report.diagnoses:
-        if diagnosis.target != "submission":
-            assert lines[diagnosis.line - 1].strip().startswith(f"def {METHODS[diagnosis.target]}("), diagnosis
+            assert points["score"] == points["max_score"], f"{target} lost points it should not"
+            assert codes.get(target, []) == [], target
+    assert set(expect) - {"submission"} <= set(report["targets"])
+    assert sorted(codes.get("submission", [])) == sorted(expect.get("submission", []))
+    for diagnosis in report["diagnoses"]:
+        assert diagnosis["line"] == expected_line(mutant, diagnosis["target"]), diagnosis
 
 
 def test_corpus_is_big_enough():
     assert len(CORRECT) >= 6
     codes = {code for m in MUTANTS for codes in m["expect"].values() for code in codes}
-    assert len(MUTANTS) >= 30
+    assert len(MUTANTS) >= 80
     assert codes >= {
         "not-implemented", "crash", "timeout", "wrong-forward", "wrong-local-grad", "grad-overwrite",
         "constant-operand", "missing-seed", "incomplete-traversal", "wrong-order", "repeated-visit",
         "no-accumulation", "missing-zero-grad", "zero-grad-misplaced", "wrong-update", "load-error",
+        "missing-child", "detached-backward", "missing-backward", "missing-update",
     }
     assert sum(1 for m in MUTANTS if len(set(m["expect"]) - {"submission"}) == 2) >= 3
+    assert sum(1 for m in MUTANTS if not m["expect"]) >= 5, "correct rewrites keep full marks"
+
+
+@pytest.mark.parametrize("mutant", [m for m in MUTANTS if m["expect"]], ids=lambda m: m["name"])
+def test_mutant_line_is_the_mutated_statement(mutant):
+    """Each expected line is one the mutation wrote: the corpus stays right when solution.py changes."""
+    lines = mutated_lines(SOLUTION, mutant["replace"])
+    wanted = mutant["line"].values() if isinstance(mutant["line"], dict) else [mutant["line"]]
+    assert set(wanted) <= lines, f"{sorted(wanted)} not among the mutated lines {sorted(lines)}"
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m["name"] for m in MUTANTS])
 def test_mutant_is_diagnosed(mutant, tmp_path):
     path = tmp_path / "submission.py"
-    source = mutate(SOLUTION, mutant["replace"])
-    path.write_text(source)
-    report = grade(path, Options(timeout=mutant.get("timeout", 10.0)))
-    assert_diagnosed(report, mutant["expect"], source)
+    path.write_text(mutate(SOLUTION, mutant["replace"]))
+    assert_diagnosed(graded(path, mutant), mutant)
 
 
 CORRECT = sorted((CORPUS / "correct").glob("*.py")) + [CORPUS / "solution.py", CORPUS / "correct_dir"]
@@ -69,6 +104,6 @@ CORRECT = sorted((CORPUS / "correct").glob("*.py")) + [CORPUS / "solution.py", C
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)
 def test_correct_solution_gets_full_marks(path):
-    report = grade(path)
-    assert report.diagnoses == []
-    assert report.score == report.max_score == 100.0
+    report = graded(path, {})
+    assert report["diagnoses"] == []
+    assert report["score"] == report["max_score"] == 100.0

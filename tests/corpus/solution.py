@@ -1,5 +1,6 @@
 # A student's finished exercise, written as the scaffold suggests.
-# Every mutant in mutants.toml is this file with a few lines changed.
+# Every mutant in mutants.toml is this file with a few lines changed; relu is
+# graded only by courses that grade it instead of tanh (tests/realstyle/relu-course.toml).
 import math
 
 
@@ -53,6 +54,15 @@ class Value:
 
         def _backward():
             self.grad += (1 - t**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def relu(self):
+        out = Value(0.0 if self.data < 0 else self.data, (self,), "ReLU")
+
+        def _backward():
+            self.grad += (out.data > 0) * out.grad
 
         out._backward = _backward
         return out

@@ -1,0 +1,86 @@
+import math
+
+
+class Value:
+    def __init__(self, data, _children=(), _op=''):
+        self.data = data
+        self.grad = 0.0
+        self._backward = lambda: None
+        self._prev = set(_children)
+        self._op = _op
+
+    def __repr__(self):
+        return f"Value(data={self.data:.4f}, grad={self.grad:.4f})"
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), '+')
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), '*')
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+
+    def __pow__(self, k):
+        assert isinstance(k, (int, float))
+        out = Value(self.data ** k, (self,), f'**{k}')
+
+        def _backward():
+            self.grad += k * self.data ** (k - 1) * out.grad
+        out._backward = _backward
+        return out
+
+    def tanh(self):
+        t = math.tanh(self.data)
+        out = Value(t, (self,), 'tanh')
+
+        def _backward():
+            self.grad += (1 - t ** 2) * out.grad
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        self.grad = 1.0
+        done = set()
+
+        def propagate(node):
+            # push this node's gradient to its inputs, then recurse into them
+            node._backward()
+            done.add(node)
+            for child in node._prev:
+                if child not in done:
+                    propagate(child)
+        propagate(self)
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __neg__(self):
+        return self * -1
+
+    def __sub__(self, other):
+        return self + (-other)
+
+
+def train_step(model, xs, ys, lr):
+    preds = [model(x) for x in xs]
+    loss = sum((p - y) ** 2 for p, y in zip(preds, ys))
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data -= lr * p.grad
+    return loss.data
