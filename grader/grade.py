@@ -16,7 +16,7 @@ from pathlib import Path
 from grader.child import sandbox
 from grader.child.process import WorkerLost
 from grader.child.session import Session
-from grader.diagnosis import feedback, rules
+from grader.diagnosis import feedback, missing, rules
 from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train, malformed
 from grader.judging.plan import plan_backward, plan_op
 from grader.report.model import CheckResult, Diagnosis, Report
@@ -24,6 +24,7 @@ from grader.spec import config as course_config
 from grader.spec.cases import Check, TrainCase
 from grader.spec.config import Config
 from grader.spec.exercise import Exercise, Target
+from grader.submission import shape
 from grader.submission.notebook import first_line
 from grader.submission.source import Location, Submission, read_submission
 
@@ -238,6 +239,9 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
     exercise = options.exercise()
     report = Report(str(submission.path), targets=list(exercise.names), config=exercise.config.to_json(),
                     audience=options.audience)
+    renamed = shape.adopt_value_class(submission)
+    if renamed:
+        report.warnings.append(renamed)
     with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
         session = Session(submission, Path(tmp), exercise)
         try:
@@ -258,6 +262,7 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                 report.checks.extend(results)
                 report.diagnoses.extend(diagnoses_for(run, verdicts, submission.location(exercise.method(target.name))))
             merge_interface_problems(report, submission.location("__init__"))
+            missing.explain_missing(report, submission, exercise)
             report.output = session.output()
             if session.truncated:
                 report.warnings.append("the submission printed more than the report keeps; the rest was dropped")

@@ -105,22 +105,33 @@ class Interface:
 
     def __init__(self, V):
         self.V = V
-        try:
-            a, b = V(2.0), V(3.0)
-        except Exception as exc:  # noqa: BLE001
-            raise InterfaceError(f"{V.__name__}(2.0) raised {type(exc).__name__}: {exc}") from None
+        self.leaf = None
+        for leaf in (lambda d: V(d), lambda d: V(d, ()), lambda d: V(d, (), "")):
+            try:
+                a, b = leaf(2.0), leaf(3.0)
+            except Exception as exc:  # noqa: BLE001 - try the next way of making a leaf
+                failure = exc
+                continue
+            self.leaf = leaf
+            break
+        if self.leaf is None:
+            raise InterfaceError(f"its constructor {V.__name__}{signature(V)} cannot make a {V.__name__} from "
+                                 f"a single number ({V.__name__}(2.0) raised {type(failure).__name__}: {failure})")
         self.make = None
+        # The operands' attribute is one the class's own backward() reads (a label that
+        # happens to be given the tuple of children is not).
+        used = names_used(getattr(V, "backward", None)) or set(CHILDREN_NAMES)
         for make in (lambda d, ch, op: V(d, tuple(ch), op), lambda d, ch, op: V(d, _children=tuple(ch), _op=op),
                      lambda d, ch, op: V(d, tuple(ch)), lambda d, ch, op: V(d, children=tuple(ch), op=op)):
             try:
                 node = make(5.0, (a, b), "+")
             except Exception:  # noqa: BLE001 - this constructor does not take children that way
                 continue
-            self.attr = next((n for n, v in stored_items(node) if holds(v, (a, b))), None)
+            self.attr = next((n for n, v in stored_items(node) if holds(v, (a, b)) and n in used), None)
             if self.attr is not None:
                 self.make = make
                 return
-        node = V(5.0)
+        node = self.leaf(5.0)
         empty = {n: v for n, v in stored_items(node)
                  if isinstance(v, (set, frozenset, list, tuple)) and len(v) == 0}
         self.attr = next((n for n in CHILDREN_NAMES if n in empty), None)
@@ -130,14 +141,11 @@ class Interface:
         kind = type(empty[self.attr])
 
         def make(d, ch, op):
-            node = V(d)
+            node = self.leaf(d)
             setattr(node, self.attr, kind(ch))
             return node
 
         self.make = make
-
-    def leaf(self, data):
-        return self.V(data)
 
     def children(self, node):
         try:
@@ -145,6 +153,27 @@ class Interface:
             return list(value) if isinstance(value, (set, frozenset, list, tuple)) else []
         except AttributeError:
             return []
+
+
+def signature(V):
+    """The constructor's parameters as the student wrote them, for a message."""
+    try:
+        import inspect
+
+        return str(inspect.signature(V))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+def names_used(function):
+    """Every attribute and global name a function's code (and the code nested in it) refers to."""
+    code = getattr(function, "__code__", None)
+    names, stack = set(), [code] if code is not None else []
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
 
 
 def stored_items(obj):

@@ -64,8 +64,7 @@ class Session:
                            "isolated": source.kind == "ipynb"}
                           for u in source.units if not u.syntax_error],
             })
-        names = {"Value": self.exercise.config.class_name, "train_step": self.exercise.config.train_function}
-        return {"kind": "load", "modules": modules, "names": names}
+        return {"kind": "load", "modules": modules, "names": dict(self.submission.names)}
 
     def start(self, training: bool = False, meanwhile=None) -> None:
         """Start a process and load the submission; ``meanwhile`` runs while it loads."""

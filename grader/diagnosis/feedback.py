@@ -40,7 +40,8 @@ WHAT = {
     "wrong-update": "The parameters move in the wrong direction or by the wrong amount.",
     "wrong-loss": "train_step returns the wrong loss: it should be the loss before the update, as a number.",
     "load-error": "The submission could not be loaded: {error}.",
-    "interface": "micrograde cannot make nodes of your Value class: {error}.",
+    "interface": "micrograde cannot make nodes of your Value class: {detail}.",
+    "nested-definition": "Methods are missing from the class: {detail}.",
     "relu-at-zero": "{method} goes wrong at exactly 0: its value must be 0 and its gradient "
                     "a number between 0 and 1 (micrograd uses 0).",
     "forbidden-import": "The submission uses an autograd library or the grader's own code ({detail}), "
@@ -74,6 +75,8 @@ CONCEPT = {
     "wrong-update": "Gradient descent moves each parameter against its gradient, by lr times the gradient.",
     "wrong-loss": "Keep the loss of the forward pass and return its .data, computed before any parameter changes.",
     "load-error": "The file must run on its own without errors: try `python yourfile.py`.",
+    "nested-definition": "A method's def sits at the class's indentation level, not inside another "
+                         "method: move these defs one level out.",
     "interface": "micrograde makes nodes as Value(x) for a number x, and finds their operands in "
                  "_prev (or _children, prev, parents): keep a constructor that accepts a single number.",
     "relu-at-zero": "relu has a kink at 0: there, take the gradient of one side (1 or 0) consistently, "
@@ -130,6 +133,8 @@ def explain_case(example: Counterexample | None) -> str:
 def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "") -> str:
     method = method_name(target)
     error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
+    if not detail and evidence is not None and evidence.error:
+        detail = str(evidence.error.get("message", ""))
     what = WHAT[code].format(method=method, error=error, detail=detail)
     case = explain_case(counterexample(evidence, focus)) if evidence is not None else ""
     return " ".join(part for part in (what, case, CONCEPT[code]) if part)

@@ -1,0 +1,81 @@
+"""What a missing method really is: not written, misnamed, or indented into another function.
+
+A method the class does not have is ``not-implemented``, never a crash. The
+source then says what was found instead: ``def pow`` where ``__pow__`` is
+graded, ``tanh`` indented into ``__pow__`` by a slip, or a class that simply
+has other ops (``relu`` but no ``tanh``). Methods that a slip nested inside the
+same function are one problem, said once: ``nested-definition``.
+"""
+
+from __future__ import annotations
+
+from grader.diagnosis import feedback
+from grader.report.model import Diagnosis, Report
+from grader.spec.exercise import Exercise
+from grader.spec.ops import OPS
+from grader.submission import shape
+from grader.submission.source import Submission
+
+WHAT_INSTEAD = {
+    "nested": "{method} is defined inside {inside} (line {line}), so it is not a method of {cls}: "
+              "its def is indented one level too deep.",
+    "near": "{cls} has no {method}, but it has {found} (line {line}): Python only calls {method}.",
+    "other": "{cls} has no {method}; it has {found}.",
+    "none": "{cls} has no {method}.",
+}
+
+
+def absent(submission: Submission, method: str) -> bool:
+    """True when the class does not define ``method`` at all (a stub still counts as defined)."""
+    source = submission.providers.get("Value")
+    return source is not None and method not in shape.method_names(source, submission.names["Value"])
+
+
+def explain_missing(report: Report, submission: Submission, exercise: Exercise) -> None:
+    """Rewrite the ``not-implemented`` diagnoses of methods the class lacks, saying what is there instead."""
+    source = submission.providers.get("Value")
+    if source is None:
+        return
+    cls = submission.names["Value"]
+    methods = {exercise.method(t.name): t.name for t in exercise.targets if t.kind != "train"}
+    missing = {m: t for m, t in methods.items() if absent(submission, m)}
+    if not missing:
+        return
+    slips = shape.nested(source, cls, set(missing))
+    by_host: dict[str, list[shape.Definition]] = {}
+    for slip in slips:
+        by_host.setdefault(slip.inside, []).append(slip)
+    grouped = {s.name for group in by_host.values() if len(group) > 1 for s in group}
+    if grouped:
+        first = min((s for s in slips if s.name in grouped), key=lambda s: s.location.line)
+        names = ", ".join(sorted(grouped))
+        lost = {missing[n] for n in grouped}
+        report.diagnoses = [d for d in report.diagnoses if d.target not in lost]
+        report.diagnoses.insert(0, Diagnosis(
+            "nested-definition", "submission",
+            feedback.message("nested-definition", "submission", None, "both",
+                             f"{names} are defined inside {first.inside} (from line {first.location.line}), "
+                             f"so {cls} has none of them"),
+            first.location.line, first.location.file, first.location.cell))
+    single = {s.name: s for s in slips if s.name not in grouped}
+    others = [m for m in shape.method_names(source, cls)
+              if m in {op.method for op in OPS.values()} and m not in methods]
+    for diagnosis in report.diagnoses:
+        method = feedback.method_name(diagnosis.target)
+        if diagnosis.code != "not-implemented" or method not in missing:
+            continue
+        near = shape.near_miss(source, cls, method)
+        if method in single:
+            where, kind = single[method], "nested"
+        elif near is not None:
+            where, kind = near, "near"
+        else:
+            where, kind = None, "other" if others else "none"
+        found = near.name if kind == "near" else ", ".join(others)
+        what = WHAT_INSTEAD[kind].format(method=method, cls=cls, found=found,
+                                         inside=where.inside if where else "",
+                                         line=where.location.line if where else "")
+        diagnosis.message = f"{what} {feedback.CONCEPT['not-implemented']}"
+        if where is not None:
+            diagnosis.line, diagnosis.file, diagnosis.cell = (where.location.line, where.location.file,
+                                                              where.location.cell)

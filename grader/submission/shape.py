@@ -1,0 +1,100 @@
+"""What a submission's classes look like, read from their source: for messages about what is missing.
+
+Real engines name their class ``Node`` or ``value``, write ``def pow`` for
+``__pow__``, or indent a method into the one above it by a slip. Running the
+code cannot tell those apart from a method that is simply not written; the
+source can. Nothing here executes anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from dataclasses import dataclass
+
+from grader.submission.source import GRADED_METHODS, Location, SourceFile, Submission
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    location: Location
+    inside: str | None = None  # the function it is nested in, for a method indented by a slip
+
+
+def classes(source: SourceFile) -> list[tuple[ast.ClassDef, int | None]]:
+    """Every top-level class of the file (or notebook), with its cell."""
+    return [(node, unit.cell) for unit in source.units for node in (unit.tree.body if unit.tree else ())
+            if isinstance(node, ast.ClassDef)]
+
+
+def methods(cls: ast.ClassDef) -> list[ast.FunctionDef]:
+    return [item for item in cls.body if isinstance(item, ast.FunctionDef)]
+
+
+def value_like(source: SourceFile) -> str | None:
+    """The name of the class that behaves like a Value: it writes the most graded methods (two at least)."""
+    best, count = None, 1
+    for cls, _ in classes(source):
+        written = sum(1 for m in methods(cls) if m.name in GRADED_METHODS)
+        if written > count:
+            best, count = cls.name, written
+    return best
+
+
+def the_class(source: SourceFile, name: str) -> tuple[ast.ClassDef, int | None] | None:
+    found = None
+    for cls, cell in classes(source):
+        if cls.name == name:
+            found = (cls, cell)
+    return found
+
+
+def nested(source: SourceFile, class_name: str, wanted: set[str]) -> list[Definition]:
+    """Graded methods defined inside another method of the class, not on the class itself."""
+    found = the_class(source, class_name)
+    if found is None:
+        return []
+    cls, cell = found
+    own = {m.name for m in methods(cls)}
+    slips = []
+    for method in methods(cls):
+        for node in ast.walk(method):
+            if isinstance(node, ast.FunctionDef) and node is not method and node.name in wanted - own:
+                slips.append(Definition(node.name, Location(source.display, node.lineno, cell), method.name))
+    return slips
+
+
+def near_miss(source: SourceFile, class_name: str, method: str) -> Definition | None:
+    """A method whose name looks like a typo of ``method`` (``pow`` for ``__pow__``)."""
+    found = the_class(source, class_name)
+    if found is None:
+        return None
+    cls, cell = found
+    names = {m.name: m for m in methods(cls)}
+    bare = method.strip("_")
+    for name, node in names.items():
+        if name != method and (name.strip("_") == bare or difflib.SequenceMatcher(None, name, method).ratio() > 0.8):
+            return Definition(name, Location(source.display, node.lineno, cell))
+    return None
+
+
+def method_names(source: SourceFile, class_name: str) -> list[str]:
+    found = the_class(source, class_name)
+    return [] if found is None else [m.name for m in methods(found[0])]
+
+
+def adopt_value_class(submission: Submission) -> str | None:
+    """When no file defines the course's class but one holds a class that behaves like it
+    (``Node``, ``value``), grade that class and return a warning saying so."""
+    wanted = submission.names["Value"]
+    if any(s.defines(wanted) for s in submission.files):
+        return None
+    for source in sorted(submission.files, key=lambda s: (s.kind != "py", s.display)):
+        name = value_like(source)
+        if name is not None:
+            submission.names["Value"] = name
+            submission.providers["Value"] = source
+            return (f"no class is called {wanted}; the class {name} in {source.display} looks like it "
+                    f"and was graded as {wanted}")
+    return None
