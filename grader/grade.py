@@ -62,6 +62,12 @@ class TargetRun:
             return malformed(case, "the reply could not be read")
 
     def run_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
+        started = time.monotonic()
+        result, verdicts = self.judge_check(check)
+        result.seconds = time.monotonic() - started
+        return result, verdicts
+
+    def judge_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
         result = CheckResult(check.id, self.target, check.title, "passed", points(check))
         if check.generated:
             from grader.search.engine import search
