@@ -33,7 +33,7 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
     total, maximum = sum(s for s, _ in scores.values()), sum(m for _, m in scores.values())
     if report.forbidden:
         total = 0.0
-    lines = [f"micrograde: {printable(report.submission)}", ""]
+    lines = [*paragraph(f"micrograde: {report.submission}"), ""]
     lines.append(f"  {'target':<12}{'score':>14}   checks")
     for target, (score, max_score) in scores.items():
         checks = [c for c in shown if c.target == target]
@@ -45,7 +45,8 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
     order = {t: i for i, t in enumerate(("submission", *scores))}
     for d in sorted(report.shown_diagnoses(), key=lambda d: order.get(d.target, len(order))):
         where = f" ({Location(d.file, d.line, d.cell).describe()})" if d.file else ""
-        lines += ["", paint(printable(f"[{d.code}] {d.target}{where}"), "1"), *paragraph(d.message, "  ")]
+        heading = [paint(line, "1") for line in paragraph(f"[{d.code}] {d.target}{where}")]
+        lines += ["", *heading, *paragraph(d.message, "  ")]
     failed = [c for c in shown if c.status != "passed" and not c.message.startswith("not run")]
     if failed:
         lines += ["", "failed checks:"]
