@@ -19,6 +19,7 @@ from grader.diagnosis import feedback, rules
 from grader.judging.judge import Verdict, judge_backward, judge_op, judge_train, malformed
 from grader.report.model import TARGETS, CheckResult, Diagnosis, Report
 from grader.spec.cases import CHECKS, Check, TrainCase, points
+from grader.submission.errors import InputError
 from grader.submission.notebook import first_line
 from grader.submission.source import Location, Submission, read_submission
 
@@ -149,6 +150,15 @@ def cell_warning(submission: Submission, failure: dict) -> str:
     return f"cell {cell} (`{first[:60]}`) raised {feedback.describe_error(error)}"
 
 
+def exit_warning(failure: dict) -> str:
+    """A file that called ``sys.exit()`` while loading: it stopped there, and what it defined is graded."""
+    where = failure.get("unit_file") or "the submission"
+    if isinstance(failure.get("line"), int):
+        where += f", line {failure['line']}"
+    return (f"{where} called sys.exit({failure.get('message', '')}) while loading: the code after it did not run, "
+            "as when running the file; what was defined before it is graded")
+
+
 def load_diagnoses(submission: Submission, session: Session, report: Report) -> dict[str, str]:
     """Record load-level problems; return, for ``Value`` and ``train_step``, why they could not be loaded."""
     blocked: dict[str, str] = {}
@@ -168,6 +178,9 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
         problem("timeout" if lost.reason == "timeout" else "load-error", f"while loading, {lost.detail}")
         return {name: "the submission did not load" for name in ("Value", "train_step")}
     for failure in session.failures:
+        if failure.get("exit") is True:
+            report.warnings.append(exit_warning(failure))
+            continue
         if failure.get("unit") is not None:
             report.warnings.append(cell_warning(submission, failure))
             continue
@@ -208,6 +221,9 @@ def grade(path: Path, options: Options | None = None) -> Report:
 
 def grade_submission(submission: Submission, options: Options | None = None) -> Report:
     options = options or Options()
+    for source in dict.fromkeys(submission.providers.values()):
+        if source.kind == "ipynb" and not source.units:
+            raise InputError(f"{source.display}: the notebook has no code cells to grade")
     report = Report(str(submission.path))
     with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
         session = Session(submission, Path(tmp), options)
