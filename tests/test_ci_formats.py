@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import jsonschema
 import pytest
 import xmlschema
 from helpers import ROOT, SOLUTION, micrograde
+from recipes import run_recipe
 
 from grader.report.classroom50 import render_classroom50
 from grader.report.gradescope import render_gradescope
@@ -175,9 +177,10 @@ def run_autograder(template: dict, root, submission: str, name: str = "engine.py
 
 @pytest.fixture
 def gradescope_template(tmp_path):
-    out = tmp_path / "autograder-files"
-    result = micrograde("template", "gradescope", str(out))
+    """The autograder files, written by the README's recipe."""
+    result = run_recipe("### Gradescope", tmp_path)
     assert result.returncode == 0, result.stderr
+    out = tmp_path / "autograder-files"
     return {"dir": out, "run_autograder": out / "run_autograder", "setup": out / "setup.sh"}
 
 
@@ -196,6 +199,15 @@ def test_run_autograder_writes_results(gradescope_template, tmp_path):
     results = run_autograder(gradescope_template, tmp_path / "root", BUGGY)
     jsonschema.validate(results, GRADESCOPE)
     assert results["score"] == 78.0 and len(results["tests"]) == 29
+
+
+def test_trying_the_autograder_out_as_the_readme_says(gradescope_template, tmp_path):
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    result = run_recipe("### Gradescope", tmp_path, block=1)
+    assert result.returncode == 0, result.stderr
+    results = json.loads(result.stdout)
+    jsonschema.validate(results, GRADESCOPE)
+    assert results["score"] == 0.0 and len(results["tests"]) == 29  # the untouched stubs
 
 
 def test_run_autograder_with_nothing_gradable(gradescope_template, tmp_path):

@@ -24,10 +24,10 @@ import jsonschema
 import pytest
 import yaml
 from helpers import SOLUTION, micrograde
+from recipes import BIN, run_recipe
 from test_ci_formats import BUGGY
 
 CRASHING = SOLUTION.replace("        x = self.data\n", "        x = self.data\n        raise RuntimeError('boom')\n", 1)
-BIN = str(Path(sys.executable).parent)
 
 
 def checkout(tmp_path: Path, engine: str) -> Path:
@@ -112,19 +112,23 @@ def run_workflow(workflow: dict, workspace: Path, install: str) -> tuple[float, 
     raise AssertionError("the workflow has no grading reporter step")
 
 
+INSTALL = "git+https://github.com/ORG/micrograde"  # as the README's recipes have it
+
+
 @pytest.fixture(scope="module")
 def workflow(tmp_path_factory) -> dict:
-    out = tmp_path_factory.mktemp("template")
-    result = micrograde("template", "github-classroom", str(out), "--install", "git+https://example.org/m.git")
+    """The workflow, written by the README's recipe in a template repository."""
+    template = tmp_path_factory.mktemp("template")
+    result = run_recipe("### GitHub Classroom (legacy)", template)
     assert result.returncode == 0, result.stderr
-    return yaml.safe_load((out / ".github" / "workflows" / "classroom.yml").read_text())
+    return yaml.safe_load((template / ".github" / "workflows" / "classroom.yml").read_text())
 
 
 @pytest.mark.parametrize("engine, expected", [(SOLUTION, 100.0), (BUGGY, 78.0), (CRASHING, None)],
                          ids=["reference", "buggy", "crashing"])
 def test_github_classroom_gives_micrograde_score(workflow, tmp_path, engine, expected):
     repo = checkout(tmp_path, engine)
-    total, maximum = run_workflow(workflow, repo, "git+https://example.org/m.git")
+    total, maximum = run_workflow(workflow, repo, INSTALL)
     assert maximum == 100.0
     assert total == micrograde_score(repo)
     if expected is not None:
@@ -183,10 +187,13 @@ RUNNER_ENV = {"CLASSROOM": "ml-2026", "ASSIGNMENT": "micrograd", "ASSIGNMENT_TYP
 
 @pytest.fixture(scope="module")
 def autograder(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("classroom50") / "autograders" / "micrograd"
-    result = micrograde("template", "classroom50", str(folder), "--install", "git+https://example.org/m.git")
+    """The assignment's autograder.py, written by the README's recipe in the classroom's folder."""
+    classroom = tmp_path_factory.mktemp("ml-2026")
+    result = run_recipe("### Classroom 50", classroom)
     assert result.returncode == 0, result.stderr
-    return folder / "autograder.py"
+    autograder = classroom / "autograders" / "micrograd" / "autograder.py"
+    assert f"INSTALL = {json.dumps(INSTALL)}" in autograder.read_text()
+    return autograder
 
 
 def run_autograder(autograder: Path, repo: Path) -> tuple[subprocess.CompletedProcess, dict | None]:

@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 
 import nbformat
 from helpers import ROOT, SOLUTION, micrograde
+from recipes import run_recipe
 from test_notebook import as_notebook
 
 EXERCISE = ROOT / "exercises" / "micrograd.ipynb"
@@ -59,14 +60,14 @@ def test_html_of_the_bundled_exercise(tmp_path):
 def test_html_draws_graphs_offline_and_escapes_the_submission(tmp_path):
     source = SOLUTION.replace("for node in reversed(topo):", "for node in topo:").replace(
         "        x = self.data\n", f"        x = self.data\n        raise ValueError({HOSTILE!r})\n", 1)
-    path = tmp_path / "work.ipynb"
+    path = tmp_path / "work.ipynb"  # the README's name for it
     saved_by_jupyter(path, source)
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"My notes {HOSTILE}"))
     nbformat.write(notebook, path)
-    result = micrograde("grade", str(path), "--html", str(tmp_path / "page.html"))
+    result = run_recipe("## Notebooks", tmp_path)  # handing it back, as the README says
     assert result.returncode == 1, result.stderr
-    text = (tmp_path / "page.html").read_text()
+    text = (tmp_path / "graded.html").read_text()
     page = Page(text)
     assert page.fetches() == [] and page.count("script") == 0
     assert page.count("svg") >= 1 and "wrong-order" in text  # backward's counterexample, drawn inline
