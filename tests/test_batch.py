@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import pty
+import re
 import signal
 import subprocess
 import sys
@@ -224,3 +226,28 @@ def test_batch_on_an_empty_folder(tmp_path):
     (tmp_path / "empty" / ".DS_Store").write_text("")
     result = micrograde("batch", str(tmp_path / "empty"), "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and "no submissions" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_progress_bar_on_a_terminal(tmp_path):
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    for name in ("alice", "bob"):
+        (folder / f"{name}.py").write_text(SOLUTION)
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(tmp_path / "o"),
+                                "--jobs", "1"], cwd=ROOT, stderr=follower, stdout=subprocess.DEVNULL)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.wait(timeout=120) == 0
+    os.close(leader)
+    lines = shown.decode().split("\r")
+    assert re.search(r"\[#{15}\.{15}\] 1/2 \d+\.\d/s \d+ s left", lines[1]), lines
+    assert re.search(r"\[#{30}\] 2/2 \d+\.\d/s", lines[2]), lines

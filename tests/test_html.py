@@ -17,7 +17,8 @@ from recipes import run_recipe
 from test_notebook import as_notebook
 
 EXERCISE = ROOT / "exercises" / "micrograd.ipynb"
-HOSTILE = "<script>alert(document.cookie)</script><img src=http://evil.example/x.png>"
+MARKUP = "<script>alert(document.cookie)</script><img src=http://evil.example/x.png>"
+HOSTILE = MARKUP + " \x00\x1b[2J\ud800"  # and what no page can hold: NUL, ESC, a lone surrogate
 
 
 class Page(HTMLParser):
@@ -63,7 +64,7 @@ def test_html_draws_graphs_offline_and_escapes_the_submission(tmp_path):
     path = tmp_path / "work.ipynb"  # the README's name for it
     saved_by_jupyter(path, source)
     notebook = nbformat.read(path, as_version=4)
-    notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"My notes {HOSTILE}"))
+    notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"My notes {MARKUP}"))
     nbformat.write(notebook, path)
     result = run_recipe("## Notebooks", tmp_path)  # handing it back, as the README says
     assert result.returncode == 1, result.stderr
@@ -72,4 +73,5 @@ def test_html_draws_graphs_offline_and_escapes_the_submission(tmp_path):
     assert page.fetches() == [] and page.count("script") == 0
     assert page.count("svg") >= 1 and "wrong-order" in text  # backward's counterexample, drawn inline
     assert "&lt;script&gt;alert(document.cookie)&lt;/script&gt;" in text  # tanh's crash message, as text
+    assert "\\x00\\x1b[2J\\ud800" in text and "\x00" not in text and "\x1b" not in text
     assert "mermaid" not in text.split("</style>")[-1]
