@@ -21,7 +21,7 @@ def text(value: object) -> str:
 def summary(report: Report) -> str:
     """Score and the per-target table."""
     scores = report.target_scores()
-    total = 0.0 if report.forbidden else sum(s for s, _ in scores.values())
+    total, maximum = report.shown_totals()
     shown = report.shown_checks()
     rows = []
     for target, (score, max_score) in scores.items():
@@ -29,7 +29,7 @@ def summary(report: Report) -> str:
         passed = sum(c.status == "passed" for c in checks)
         rows.append(f"<tr><td><code>{text(method_name(target))}</code></td><td>{score:g} / {max_score:g}</td>"
                     f"<td>{passed} of {len(checks)}</td></tr>")
-    parts = [f"<h2>micrograde: {round(total, 4):g} / {round(sum(m for _, m in scores.values()), 4):g}</h2>",
+    parts = [f"<h2>micrograde: {total:g} / {maximum:g}</h2>",
              "<table><tr><th>target</th><th>score</th><th>checks passed</th></tr>", *rows, "</table>"]
     parts += [f"<p><strong>{text(d.code)}</strong>: {text(d.message)}</p>"
               for d in report.shown_diagnoses() if d.target == "submission"]

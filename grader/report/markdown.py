@@ -32,8 +32,8 @@ def code(text: str) -> str:
 def summary(report: Report) -> str:
     """Score and the per-target table."""
     scores = report.target_scores()
-    total = 0.0 if report.forbidden else sum(s for s, _ in scores.values())
-    lines = [f"## micrograde: {round(total, 4):g} / {round(sum(m for _, m in scores.values()), 4):g}", "",
+    total, maximum = report.shown_totals()
+    lines = [f"## micrograde: {total:g} / {maximum:g}", "",
              "| target | score | checks passed |", "|---|---|---|"]
     shown = report.shown_checks()
     for target, (score, max_score) in scores.items():

@@ -198,6 +198,12 @@ class Report:
             score[1] += check.max_score
         return {t: (round(s, 4), round(m, 4)) for t, (s, m) in scores.items()}
 
+    def shown_totals(self) -> tuple[float, float]:
+        """Score and maximum over the checks this report's reader may see (no points with a forbidden import)."""
+        scores = self.target_scores().values()
+        total = 0.0 if self.forbidden else sum(s for s, _ in scores)
+        return round(total, 4), round(sum(m for _, m in scores), 4)
+
     def codes(self, target: str) -> list[str]:
         return [d.code for d in self.diagnoses if d.target == target]
 

@@ -30,16 +30,14 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
 
     shown = report.shown_checks()
     scores = report.target_scores()
-    total, maximum = sum(s for s, _ in scores.values()), sum(m for _, m in scores.values())
-    if report.forbidden:
-        total = 0.0
+    total, maximum = report.shown_totals()
     lines = [*paragraph(f"micrograde: {report.submission}"), ""]
     lines.append(f"  {'target':<12}{'score':>14}   checks")
     for target, (score, max_score) in scores.items():
         checks = [c for c in shown if c.target == target]
         marks = " ".join(paint(STATUS_MARK[c.status], COLOURS[STATUS_MARK[c.status]]) for c in checks)
         lines.append(f"  {target:<12}{score:>6g} / {max_score:<6g}   {marks}")
-    lines.append(f"  {'total':<12}{round(total, 4):>6g} / {round(maximum, 4):<6g}")
+    lines.append(f"  {'total':<12}{total:>6g} / {maximum:<6g}")
     for warning in report.warnings:
         lines += [paint(line, "33") for line in paragraph(f"warning: {warning}")]
     order = {t: i for i, t in enumerate(("submission", *scores))}
