@@ -180,6 +180,9 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
     for failure in session.failures:
         if failure.get("exit") is True:
             report.warnings.append(exit_warning(failure))
+            for name in ("Value", "train_step"):
+                if not session.defined.get(name):
+                    blocked.setdefault(name, "the submission called sys.exit() before defining it")
             continue
         if failure.get("unit") is not None:
             report.warnings.append(cell_warning(submission, failure))
