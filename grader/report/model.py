@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 SCHEMA_VERSION = 1
 TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")  # the default exercise's, in order
-_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
-    """``text`` with what no report format can carry made visible: control characters (NUL, ESC...)
+    """``text`` with what no report format can carry made visible: control characters (NUL, ESC, CSI...)
     and lone surrogates become ``\\x00``-style escapes; newlines and tabs stay.
 
     A submission controls its own exception messages and printed output, and
