@@ -144,7 +144,6 @@ class Report:
     output: str = ""
     sandbox: dict = field(default_factory=dict)
     execution: dict | None = None  # --execute: how running the notebook in a kernel went
-    timings: dict[str, float] = field(default_factory=dict)  # seconds per target; not in the JSON
     audience: str = "staff"  # "student": checks hidden until release are left out of what is shown
 
     @property
