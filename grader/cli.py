@@ -23,11 +23,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from grader import __version__
+
     parser = _Parser(prog="micrograde", description="Grade a build-micrograd-yourself submission.")
+    parser.add_argument("--version", action="version", version=f"micrograde {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     grade = commands.add_parser("grade", help="grade a .py file, a notebook, or a directory")
     grade.add_argument("path", type=Path)
-    grade.add_argument("--format", choices=("text", "json", "junit", "gradescope", "markdown"), default="text")
+    grade.add_argument("--format", choices=("text", "json", "junit", "gradescope", "classroom50", "markdown"),
+                       default="text")
     grade.add_argument("--output", type=Path, help="write the report here instead of stdout")
     grade.add_argument("--timeout", type=float,
                        help="seconds each target (and loading) may take (default: the config's, 10)")
@@ -42,17 +46,21 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the notebook top to bottom in a kernel and report failing cells "
                             "(needs micrograde[execute])")
     template = commands.add_parser("template", help="write the files a course copies")
-    template.add_argument("kind", choices=("github-classroom", "gradescope"))
+    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope"))
     template.add_argument("directory", type=Path)
-    template.add_argument("--install", default="micrograde",
-                          help="what the workflow pip-installs (default: micrograde; a git URL works too)")
+    template.add_argument("--install", metavar="SOURCE",
+                          help="where classroom50 and github-classroom install micrograde from: a pip requirement "
+                               "such as git+https://github.com/ORG/micrograde (required for those two)")
     template.add_argument("--submission", default="exercises/",
-                          help="what the workflow grades in the student's repository (default: exercises/)")
+                          help="what is graded in the student's repository (default: exercises/)")
     batch = commands.add_parser("batch", help="grade a folder of submissions, one per student")
     batch.add_argument("submissions", type=Path)
     batch.add_argument("--out", type=Path, required=True, help="folder for the reports and the gradebook")
     batch.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     batch.add_argument("--timeout", type=float)
+    batch.add_argument("--force", action="store_true", help="grade everyone again, even unchanged submissions")
+    batch.add_argument("--assignment", default="micrograde",
+                       help="the assignment's column name in the LMS gradebook CSV (default: micrograde)")
     result = commands.add_parser("result", help="exit 0 when one check of a JSON report passed")
     result.add_argument("report", type=Path)
     result.add_argument("check", help="a check id, such as mul.reused-node")
@@ -84,8 +92,13 @@ def run_scaffold(args: argparse.Namespace) -> int:
 def run_template(args: argparse.Namespace) -> int:
     from grader.staff import templates
 
+    if args.kind in ("classroom50", "github-classroom") and not args.install:
+        raise _BadInput(f"template {args.kind} needs --install SOURCE: where to install micrograde from "
+                        "(it is not on PyPI), e.g. --install git+https://github.com/ORG/micrograde")
     if args.kind == "github-classroom":
         written = templates.github_classroom(args.directory, args.install, args.submission, exercise_of(args))
+    elif args.kind == "classroom50":
+        written = templates.classroom50(args.directory, args.install, args.submission)
     else:
         written = templates.gradescope(args.directory)
     for path in written:
@@ -121,8 +134,13 @@ def run_batch(args: argparse.Namespace) -> int:
         raise _BadInput("--timeout must be positive")
     if not args.submissions.is_dir():
         raise _BadInput(f"{args.submissions}: not a directory")
+    from grader.staff.batch import students_in
+
+    if not students_in(args.submissions):
+        raise _BadInput(f"{args.submissions}: no submissions in it (one file or folder per student)")
     exercise_of(args)  # a wrong configuration stops the batch before it starts
-    return batch(args.submissions, args.out, jobs=args.jobs, timeout=args.timeout, config=args.config)
+    return batch(args.submissions, args.out, jobs=args.jobs, timeout=args.timeout, force=args.force,
+                 assignment=args.assignment, config=args.config)
 
 
 def write(path: Path, text: str) -> None:
@@ -156,12 +174,12 @@ def run_grade(args: argparse.Namespace) -> int:
 
         report.execution = execute_notebook(notebook.path, timeout=options.exercise().time_budget())
         report.warnings.extend(report.execution.get("warnings", []))
-    if args.feedback or args.html:
+    if args.feedback:
         handed_back = handback.feedback_notebook(notebook.path.read_bytes(), report, submission)
-        if args.feedback:
-            write(args.feedback, handback.dumps(handed_back))
-        if args.html:
-            write(args.html, handback.render_html(handed_back))
+        write(args.feedback, handback.dumps(handed_back))
+    if args.html:
+        page = handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True)
+        write(args.html, handback.render_html(page))
     text = render(report, args, time.monotonic() - started)
     if args.output is None:
         sys.stdout.write(text)
@@ -179,15 +197,21 @@ def run_grade(args: argparse.Namespace) -> int:
 def render(report, args: argparse.Namespace, seconds: float) -> str:
     """The report in the format asked for."""
     if args.format == "json":
-        return json.dumps(report.to_json(), indent=2) + "\n"
-    if args.format == "junit":
-        from grader.report.formats import render_junit
+        from grader.report.model import printable_tree
 
-        return render_junit(report, report.timings)
+        return json.dumps(printable_tree(report.to_json()), indent=2) + "\n"
+    if args.format == "junit":
+        from grader.report.junit import render_junit
+
+        return render_junit(report)
     if args.format == "gradescope":
-        from grader.report.formats import render_gradescope
+        from grader.report.gradescope import render_gradescope
 
         return render_gradescope(report, seconds)
+    if args.format == "classroom50":
+        from grader.report.classroom50 import render_classroom50
+
+        return render_classroom50(report)
     if args.format == "markdown":
         from grader.report.markdown import render_markdown
 

@@ -25,6 +25,7 @@ from grader.spec.cases import Check, TrainCase
 from grader.spec.config import Config
 from grader.spec.exercise import Exercise, Target
 from grader.submission import shape
+from grader.submission.errors import InputError
 from grader.submission.notebook import first_line
 from grader.submission.source import Location, Submission, read_submission
 
@@ -82,6 +83,12 @@ class TargetRun:
                            message=message, hidden=check.id in self.target.hidden)
 
     def run_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
+        started = time.monotonic()
+        result, verdicts = self.judge_check(check)
+        result.seconds = time.monotonic() - started
+        return result, verdicts
+
+    def judge_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
         result = self.result(check, "passed")
         if check.generated:
             from grader.search.engine import search
@@ -164,6 +171,15 @@ def cell_warning(submission: Submission, failure: dict) -> str:
     return f"cell {cell} (`{first[:60]}`) raised {feedback.describe_error(error)}"
 
 
+def exit_warning(failure: dict) -> str:
+    """A file that called ``sys.exit()`` while loading: it stopped there, and what it defined is graded."""
+    where = failure.get("unit_file") or "the submission"
+    if isinstance(failure.get("line"), int):
+        where += f", line {failure['line']}"
+    return (f"{where} called sys.exit({failure.get('message', '')}) while loading: the code after it did not run, "
+            "as when running the file; what was defined before it is graded")
+
+
 def load_diagnoses(submission: Submission, session: Session, report: Report) -> dict[str, str]:
     """Record load-level problems; return, for ``Value`` and ``train_step``, why they could not be loaded."""
     blocked: dict[str, str] = {}
@@ -183,6 +199,12 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
         problem("timeout" if lost.reason == "timeout" else "load-error", f"while loading, {lost.detail}")
         return {name: "the submission did not load" for name in ("Value", "train_step")}
     for failure in session.failures:
+        if failure.get("exit") is True:
+            report.warnings.append(exit_warning(failure))
+            for name in ("Value", "train_step"):
+                if not session.defined.get(name):
+                    blocked.setdefault(name, "the submission called sys.exit() before defining it")
+            continue
         if failure.get("unit") is not None:
             report.warnings.append(cell_warning(submission, failure))
             continue
@@ -236,6 +258,9 @@ def grade(path: Path, options: Options | None = None) -> Report:
 
 def grade_submission(submission: Submission, options: Options | None = None) -> Report:
     options = options or Options()
+    for source in dict.fromkeys(submission.providers.values()):
+        if source.kind == "ipynb" and not source.units:
+            raise InputError(f"{source.display}: the notebook has no code cells to grade")
     exercise = options.exercise()
     report = Report(str(submission.path), targets=list(exercise.names), config=exercise.config.to_json(),
                     audience=options.audience)
@@ -256,9 +281,7 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                                          for c in checks)
                     continue
                 run = TargetRun(target, session, exercise, checks)
-                started = time.monotonic()
                 results, verdicts = run.run()
-                report.timings[target.name] = time.monotonic() - started
                 report.checks.extend(results)
                 report.diagnoses.extend(diagnoses_for(run, verdicts, submission.location(exercise.method(target.name))))
             merge_interface_problems(report, submission.location("__init__"))

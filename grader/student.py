@@ -1,21 +1,23 @@
 """``check(Value, train_step)``: grade your work without leaving the notebook (or script).
 
-The classes and functions are found by their source: in a script, the file
-they were defined in; in Jupyter, the most recent cell that defines each of
-them, with the imports of every cell run so far. That code is graded exactly
-as ``micrograde grade`` grades a file, in a separate, sandboxed process.
+The classes and functions are found by their source: in a script, the files
+they were defined in (``Value`` in ``engine.py``, ``train_step`` in the script
+itself), graded as they are, so every line number is the student's; in
+Jupyter, the most recent cell that defines each of them, with the imports of
+every cell run so far. That code is graded exactly as ``micrograde grade``
+grades it, in a separate, sandboxed process.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from grader.submission.notebook import neutralise
-from grader.submission.source import without_self_check
 
 
 class Feedback:
@@ -62,33 +64,42 @@ def _imports(code: str) -> list[str]:
     return [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
 
 
-def source_of(objects: list) -> tuple[str, list[tuple[int, int, str]]]:
-    """Python source that defines ``objects`` as the student wrote them, and where each part came from:
-    ``(first line, last line, name)`` with the name of the file or of the cell (``In [5]``)."""
+def source_files(objects: list) -> list[Path]:
+    """The files that define ``objects``, when each comes from a file (a script); empty otherwise."""
     try:
-        files = {inspect.getsourcefile(o) for o in objects}
+        files = [inspect.getsourcefile(o) for o in objects]
     except (TypeError, OSError):  # defined in a notebook: no file behind the module
-        files = set()
-    if len(files) == 1 and (file := files.pop()) and Path(file).is_file() and not file.startswith("<"):
-        source = without_self_check(Path(file).read_text(encoding="utf-8"))
-        return source, [(1, source.count("\n") + 1, Path(file).name)]
+        return []
+    if not all(f and not f.startswith("<") and Path(f).is_file() for f in files):
+        return []
+    return list(dict.fromkeys(Path(f).resolve() for f in files))
+
+
+def source_of(objects: list) -> tuple[str, list[tuple[int, int, str]]]:
+    """Python source that defines ``objects`` as the student wrote them in the cells of this IPython
+    session, and where each part came from: ``(first line, last line, cell)`` (``In [5]``)."""
     history = _history()
     if not history:
         raise ValueError("check() could not find the source code; run it from a notebook or a .py file")
     imports = list(dict.fromkeys(line for cell in history for line in _imports(cell) if "grader" not in line))
     parts, origins = ["\n".join(imports)], []
-    line = len(imports) + 1
     cells = getattr(sys.modules.get("__main__"), "In", [])
     for obj in objects:
         cell = next((c for c in reversed(history) if _defines(c, obj.__name__)), None)
         if cell is None:
             raise ValueError(f"check() could not find the cell that defines {obj.__name__}")
         code = neutralise(cell) or ""
-        start = line + 3  # the parts are joined by blank lines
+        start = 1 + sum(part.count("\n") + 3 for part in parts)  # the parts are joined by two blank lines
         origins.append((start, start + code.count("\n"), f"In [{len(cells) - 1 - cells[::-1].index(cell)}]"))
         parts.append(code)
-        line = start + code.count("\n")
     return "\n\n\n".join(parts) + "\n", origins
+
+
+def copy_files(files: list[Path], folder: Path) -> Path:
+    """The student's files, as they are, in ``folder``: the file itself when there is one, else the folder."""
+    for file in files:
+        shutil.copyfile(file, folder / file.name)
+    return folder / files[0].name if len(files) == 1 else folder
 
 
 def relabel(report, origins: list[tuple[int, int, str]]) -> None:
@@ -117,10 +128,15 @@ def check(Value=None, train_step=None, *, timeout: float = 10.0) -> Feedback:  #
     if not objects:
         raise TypeError("check() needs your Value class, your train_step function, or both")
     with tempfile.TemporaryDirectory(prefix="micrograde-check-", ignore_cleanup_errors=True) as tmp:
-        path = Path(tmp) / "your_work.py"
-        source, origins = source_of(objects)
-        path.write_text(source, encoding="utf-8")
-        report = grade(path, Options(timeout=timeout))
+        files = source_files(objects)
+        if files:  # a script: its files are graded as they are, so every line number is the student's
+            report = grade(copy_files(files, Path(tmp)), Options(timeout=timeout))
+            origins = []
+        else:
+            path = Path(tmp) / "your_work.py"
+            source, origins = source_of(objects)
+            path.write_text(source, encoding="utf-8")
+            report = grade(path, Options(timeout=timeout))
     relabel(report, origins)
     feedback = Feedback(report)
     if not in_ipython():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import pty
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +14,7 @@ import time
 
 import pytest
 from helpers import ROOT, SOLUTION, micrograde, processes_with
+from recipes import run_recipe
 
 OVERWRITE = SOLUTION.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad").replace(
     "other.grad += self.data * out.grad", "other.grad = self.data * out.grad")
@@ -36,6 +39,22 @@ def classroom(tmp_path):
     return folder
 
 
+def assert_staff_page(page: str) -> None:
+    """The class summary: every section, charts as inline SVG, nothing fetched, who was not graded and why."""
+    from test_html import Page
+
+    parsed = Page(page)
+    assert parsed.fetches() == [] and parsed.count("script") == 0 and parsed.count("svg") >= 3
+    for heading in ("Score distribution", "Students with all of a target's points", "Misconceptions per target",
+                    "Most common smallest counterexamples", "Not graded in full"):
+        assert f"<h2>{heading}" in page, heading
+    problems = page.split("Not graded in full")[1]
+    assert "dave" in problems and "unreadable" in problems and "not a notebook" in problems
+    assert "erin" in problems and "load-error" in problems
+    assert "frank" in problems and "timeout" in problems
+    assert "(a * a)" in page.split("Most common smallest counterexamples")[1]  # bob's grad-overwrite
+
+
 def batch(folder, out, *extra, timeout="1"):
     return micrograde("batch", str(folder), "--out", str(out), "--timeout", timeout, *extra, timeout=600)
 
@@ -57,13 +76,22 @@ def test_batch_grades_everyone_and_survives_the_bad_ones(classroom, tmp_path):
     assert grades["erin"]["diagnoses"] == "submission:load-error"
     assert "add:timeout" in grades["frank"]["diagnoses"] and grades["frank"]["add"] == "0"
     assert list(next(csv.reader(open(out / "grades.csv")))) == [
-        "id", "score", "max_score", "add", "mul", "pow", "tanh", "backward", "train_step", "status", "diagnoses"]
+        "id", "score", "max_score", "add", "mul", "pow", "tanh", "backward", "train_step", "status", "diagnoses",
+        "reason"]
+    assert "not a notebook" in grades["dave"]["reason"] and grades["dave"]["max_score"] == "100"
+    assert "load" in grades["erin"]["reason"]
     report = json.loads((out / "reports" / "bob.json").read_text())
     assert report["student"] == "bob" and report["schema_version"] == 1 and len(report["content_sha256"]) == 64
     summary = (out / "summary.md").read_text()
     assert "| `mul:grad-overwrite` | 1 |" in summary and "| `submission:unreadable` | 1 |" in summary
     page = (out / "summary.html").read_text()
     assert "<svg" in page and "mul:grad-overwrite" in page
+    assert_staff_page(page)
+    with open(out / "gradebook.csv", newline="") as fh:
+        lms = list(csv.reader(fh))
+    assert lms[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "micrograde"]
+    assert lms[1] == ["Points Possible", "", "", "", "", "100"]
+    assert ["bob", "", "", "bob", "", grades["bob"]["score"]] in lms
     assert "6/6" in result.stderr  # plain progress lines when not on a terminal
 
 
@@ -146,3 +174,80 @@ def test_a_dying_grading_process_costs_only_its_student(tmp_path):
         time.sleep(0.1)
     assert processes_with(b"micrograde-child") == []
 
+
+
+def test_student_ids_never_collide_and_cells_are_never_formulas(tmp_path):
+    folder = tmp_path / "submissions"
+    (folder / "bob").mkdir(parents=True)
+    (folder / "bob" / "engine.py").write_text(SOLUTION)
+    (folder / "bob.py").write_text(OVERWRITE)
+    (folder / "bob.py.ipynb").write_text("{ not a notebook")
+    (folder / "=HYPERLINK(1).py").write_text("@SUM(1)")
+    out = tmp_path / "results"
+    recipe = run_recipe("## Batch grading for staff", tmp_path)  # the README's own command
+    assert recipe.returncode == 0, recipe.stderr
+    grades = rows(out)
+    assert sorted(grades) == ["'=HYPERLINK(1)", "bob", "bob.py", "bob.py.ipynb"]
+    assert grades["bob"]["score"] == "100" and grades["bob.py"]["mul"] == "9"
+    assert grades["bob.py.ipynb"]["status"] == "unreadable"
+    assert sorted(p.name for p in (out / "reports").iterdir()) == [
+        "=HYPERLINK(1).json", "bob.json", "bob.py.ipynb.json", "bob.py.json"]
+    with open(out / "grades.csv", newline="") as fh:
+        cells = [c for row in csv.reader(fh) for c in row]
+    assert not any(c.startswith(("=", "+", "-", "@", "\t", "\r")) for c in cells)
+
+
+def test_what_a_rerun_grades_again(tmp_path):
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    (folder / "alice.py").write_text(SOLUTION)
+    (folder / "bob.py").write_text(OVERWRITE)
+    out = tmp_path / "results"
+    old = os.umask(0o022)
+    try:
+        batch(folder, out)
+    finally:
+        os.umask(old)
+    assert {oct(p.stat().st_mode & 0o777) for p in [*(out / "reports").iterdir(), out / "grades.csv"]} == {"0o644"}
+    # a grading process that failed is never kept
+    report = out / "reports" / "bob.json"
+    failed = {**json.loads(report.read_text()), "status": "grader-failed", "error": "the grading process died"}
+    report.write_text(json.dumps(failed))
+    again = batch(folder, out)
+    assert again.stderr.count("unchanged, kept") == 1 and rows(out)["bob"]["status"] == "graded"
+    # another --timeout, or --force: everyone again
+    assert batch(folder, out, timeout="2").stderr.count("unchanged, kept") == 0
+    assert batch(folder, out, timeout="2").stderr.count("unchanged, kept") == 2
+    assert batch(folder, out, "--force", timeout="2").stderr.count("unchanged, kept") == 0
+
+
+def test_batch_on_an_empty_folder(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / ".DS_Store").write_text("")
+    result = micrograde("batch", str(tmp_path / "empty"), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "no submissions" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_progress_bar_on_a_terminal(tmp_path):
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    for name in ("alice", "bob"):
+        (folder / f"{name}.py").write_text(SOLUTION)
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(tmp_path / "o"),
+                                "--jobs", "1"], cwd=ROOT, stderr=follower, stdout=subprocess.DEVNULL)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.wait(timeout=120) == 0
+    os.close(leader)
+    lines = shown.decode().split("\r")
+    assert re.search(r"\[#{15}\.{15}\] 1/2 \d+\.\d/s \d+ s left", lines[1]), lines
+    assert re.search(r"\[#{30}\] 2/2 \d+\.\d/s", lines[2]), lines

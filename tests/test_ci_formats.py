@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import shutil
 import stat
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 import zipfile
+from pathlib import Path
 
+import jsonschema
 import pytest
-from helpers import SOLUTION, micrograde
+import xmlschema
+from helpers import ROOT, SOLUTION, micrograde
+from recipes import run_recipe
 
+from grader.report.classroom50 import render_classroom50
+from grader.report.gradescope import render_gradescope
+from grader.report.junit import render_junit
+from grader.report.markdown import render_markdown
+from grader.report.model import CheckResult, Diagnosis, Report
+from grader.report.text import render_text
 from grader.spec.config import default
 from grader.spec.exercise import Exercise
 
@@ -19,31 +32,37 @@ BUGGY = SOLUTION.replace("for node in reversed(topo):", "for node in topo:").rep
     "self.grad += other.data * out.grad", "self.grad = other.data * out.grad").replace(
     "other.grad += self.data * out.grad", "other.grad = self.data * out.grad")
 
-# The element model of Jenkins' junit-10.xsd: allowed children, allowed and required attributes.
-JUNIT = {
-    "testsuites": ({"testsuite"}, {"name", "time", "tests", "failures", "errors"}, set()),
-    "testsuite": ({"testsuite", "properties", "testcase", "system-out", "system-err"},
-                  {"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp", "hostname",
-                   "id", "package", "file", "log", "url"}, {"name", "tests", "failures", "errors"}),
-    "properties": ({"property"}, set(), set()),
-    "property": (set(), {"name", "value"}, {"name", "value"}),
-    "testcase": ({"skipped", "error", "failure", "system-out", "system-err"},
-                 {"name", "time", "classname", "group"}, {"name"}),
-    "failure": (set(), {"type", "message"}, set()),
-    "error": (set(), {"type", "message"}, set()),
+JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).parent / "schemas" / "junit-10.xsd")
+# Gradescope's results.json, written from its documented fields (gradescope-autograders.readthedocs.io, specs).
+VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]}
+OUTPUT_FORMAT = {"enum": ["text", "html", "simple_format", "md", "ansi"]}
+GRADESCOPE = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "score": {"type": "number"}, "execution_time": {"type": "number"}, "output": {"type": "string"},
+        "output_format": OUTPUT_FORMAT, "test_output_format": OUTPUT_FORMAT, "test_name_format": OUTPUT_FORMAT,
+        "visibility": VISIBILITY, "stdout_visibility": VISIBILITY, "extra_data": {"type": "object"},
+        "tests": {"type": "array", "items": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "score": {"type": "number"}, "max_score": {"type": "number"},
+                "status": {"enum": ["passed", "failed"]}, "name": {"type": "string"},
+                "name_format": OUTPUT_FORMAT, "number": {"type": "string"}, "output": {"type": "string"},
+                "output_format": OUTPUT_FORMAT, "tags": {"type": "array", "items": {"type": "string"}},
+                "visibility": VISIBILITY, "extra_data": {"type": "object"},
+            },
+        }},
+        "leaderboard": {"type": "array"},
+    },
 }
 
 
-def assert_junit_valid(element: ET.Element) -> None:
-    children, allowed, required = JUNIT[element.tag]
-    assert set(element.attrib) <= allowed, (element.tag, element.attrib)
-    assert required <= set(element.attrib), (element.tag, element.attrib)
-    for child in element:
-        assert child.tag in children, (element.tag, child.tag)
-        assert_junit_valid(child)
-    for attribute in ("time",):
-        if attribute in element.attrib:
-            float(element.attrib[attribute])
+def assert_junit_valid(text: str) -> ET.Element:
+    """Valid against Jenkins' junit-10.xsd, and parsed as CI reporters parse it."""
+    JUNIT_XSD.validate(text)
+    return ET.fromstring(text)
 
 
 @pytest.fixture
@@ -56,8 +75,7 @@ def buggy(tmp_path):
 def test_junit(buggy):
     result = micrograde("grade", str(buggy), "--format", "junit")
     assert result.returncode == 1
-    root = ET.fromstring(result.stdout)
-    assert_junit_valid(root)
+    root = assert_junit_valid(result.stdout)
     suites = {s.get("name"): s for s in root.iter("testsuite")}
     assert list(suites) == ["add", "mul", "pow", "tanh", "backward", "train_step"]
     assert root.get("tests") == "29"
@@ -69,13 +87,14 @@ def test_junit(buggy):
     assert failure.get("type") == "grad-overwrite"
     assert "expression: (a * a)" in failure.text and "+=" in failure.text
     assert suites["add"].find("testcase[@name='add.forward']/failure") is None
+    times = [float(case.get("time")) for case in root.iter("testcase")]
+    assert sum(times) > 0 and float(root.get("time")) == pytest.approx(sum(times), abs=0.01)
 
 
 def test_junit_for_a_load_error(tmp_path):
     path = tmp_path / "engine.py"
     path.write_text("def broken(:\n")
-    root = ET.fromstring(micrograde("grade", str(path), "--format", "junit").stdout)
-    assert_junit_valid(root)
+    root = assert_junit_valid(micrograde("grade", str(path), "--format", "junit").stdout)
     submission = next(s for s in root.iter("testsuite") if s.get("name") == "submission")
     assert submission.find("testcase/failure").get("type") == "load-error"
 
@@ -83,6 +102,7 @@ def test_junit_for_a_load_error(tmp_path):
 def test_gradescope(buggy):
     result = micrograde("grade", str(buggy), "--format", "gradescope")
     results = json.loads(result.stdout)
+    jsonschema.validate(results, GRADESCOPE)
     assert set(results) >= {"score", "execution_time", "output", "tests"}
     assert results["score"] == 78.0 == sum(t["score"] for t in results["tests"])
     assert len(results["tests"]) == 29
@@ -145,7 +165,7 @@ def test_github_classroom_template(tmp_path):
     assert sum(scores) == 100.0 and scores[0] == every[0][0].points_of(every[0][1])
     for _, check in every:
         assert f"command: micrograde result micrograde.json {check.id}" in workflow
-    assert "autograding-grading-reporter@v1" in workflow and "MUL_REUSED_NODE_RESULTS" in workflow
+    assert "autograding-grading-reporter@v1" in workflow and "MUL-REUSED-NODE_RESULTS" in workflow
     assert "\t" not in workflow
 
 
@@ -159,9 +179,10 @@ def run_autograder(template: dict, root, submission: str, name: str = "engine.py
 
 @pytest.fixture
 def gradescope_template(tmp_path):
-    out = tmp_path / "autograder-files"
-    result = micrograde("template", "gradescope", str(out))
+    """The autograder files, written by the README's recipe."""
+    result = run_recipe("### Gradescope", tmp_path)
     assert result.returncode == 0, result.stderr
+    out = tmp_path / "autograder-files"
     return {"dir": out, "run_autograder": out / "run_autograder", "setup": out / "setup.sh"}
 
 
@@ -178,9 +199,109 @@ def test_gradescope_template_files(gradescope_template):
 
 def test_run_autograder_writes_results(gradescope_template, tmp_path):
     results = run_autograder(gradescope_template, tmp_path / "root", BUGGY)
+    jsonschema.validate(results, GRADESCOPE)
     assert results["score"] == 78.0 and len(results["tests"]) == 29
+
+
+def test_trying_the_autograder_out_as_the_readme_says(gradescope_template, tmp_path):
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    result = run_recipe("### Gradescope", tmp_path, block=1)
+    assert result.returncode == 0, result.stderr
+    results = json.loads(result.stdout)
+    jsonschema.validate(results, GRADESCOPE)
+    assert results["score"] == 0.0 and len(results["tests"]) == 29  # the untouched stubs
 
 
 def test_run_autograder_with_nothing_gradable(gradescope_template, tmp_path):
     results = run_autograder(gradescope_template, tmp_path / "root", "hello", name="notes.txt")
     assert results["score"] == 0.0 and "no .py or .ipynb" in results["output"]
+
+
+ODD = "\x00 \x1b[2J \ud800 <script>alert(1)</script> __add__ *x*"
+ODD_SUBMISSION = SOLUTION.replace(
+    "        x = self.data\n", f"        x = self.data\n        print({ODD!r})\n        raise ValueError({ODD!r})\n", 1)
+
+
+def parse(fmt: str, text: str) -> None:
+    """Each format read by what reads it in real life, and nothing a terminal or parser would choke on."""
+    text.encode("utf-8")  # no lone surrogate
+    assert "\x00" not in text and "\x1b" not in text
+    if fmt == "junit":
+        assert_junit_valid(text)
+    elif fmt == "gradescope":
+        jsonschema.validate(json.loads(text), GRADESCOPE)
+    elif fmt in ("json", "classroom50"):
+        json.loads(text)
+    elif fmt == "markdown":
+        import mistune
+
+        page = mistune.html(text)
+        assert "<script>" not in page and "<strong>add</strong>" not in page and "__add__" in page
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "junit", "gradescope", "classroom50", "markdown"])
+def test_every_format_survives_odd_output(tmp_path, fmt):
+    path = tmp_path / "engine.py"
+    path.write_text(ODD_SUBMISSION)
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+           "GITHUB_WORKSPACE": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "grader", "grade", str(path), "--format", fmt],
+                            capture_output=True, env=env, cwd=ROOT)
+    assert result.returncode == 1, result.stderr
+    text = result.stdout.decode("utf-8")
+    parse(fmt, text)
+    assert "\\x00" in text  # shown as an escape, not dropped
+    annotations = [line for line in result.stderr.decode("utf-8").splitlines() if line.startswith("::error ")]
+    assert annotations and all("\x1b" not in line and "\x00" not in line for line in annotations)
+    parse("markdown", (tmp_path / "summary.md").read_text(encoding="utf-8"))
+
+
+def test_dunder_names_are_not_bold(buggy):
+    import mistune
+
+    page = mistune.html(micrograde("grade", str(buggy), "--format", "markdown").stdout)
+    assert "<strong>mul</strong>" not in page and "__mul__ gets gradients right" in page
+
+
+def hidden_report() -> Report:
+    """A report whose ``backward.generated`` check is hidden until release, and fails."""
+    checks = [CheckResult("add.forward", "add", "forward", "passed", 10.0),
+              CheckResult("backward.seed", "backward", "seed", "passed", 10.0),
+              CheckResult("backward.generated", "backward", "generated", "failed", 5.0, message="wrong",
+                          hidden=True)]
+    diagnoses = [Diagnosis("wrong-order", "backward", "backward() runs nodes in the wrong order.")]
+    return Report("engine.py", checks, diagnoses)
+
+
+def test_hidden_checks_in_every_format():
+    staff = hidden_report()
+    student = dataclasses.replace(staff, audience="student")
+    tests = json.loads(render_gradescope(staff))["tests"]
+    jsonschema.validate(json.loads(render_gradescope(staff)), GRADESCOPE)
+    assert [t["visibility"] for t in tests] == ["visible", "visible", "after_published"]
+    assert "wrong-order" not in json.loads(render_gradescope(staff))["output"]  # the student's view
+    for text in (render_text(student), render_markdown(student), render_junit(student),
+                 render_classroom50(student, {})):
+        assert "generated" not in text and "wrong-order" not in text
+    assert "backward.generated" in render_junit(staff) and "wrong-order" in render_text(staff)
+    result = json.loads(render_classroom50(student, {}))
+    assert (result["score"], result["max-score"]) == (20, 20)
+    assert student.target_scores() == {"add": (10.0, 10.0), "backward": (10.0, 10.0)}
+
+
+def test_targets_come_from_the_checks():
+    """A course grading relu instead of tanh: the outputs list relu, and never a target it does not grade."""
+    report = Report("engine.py", [CheckResult("relu.forward", "relu", "forward", "failed", 15.0, message="no"),
+                                  CheckResult("exp.forward", "exp", "forward", "passed", 5.0)])
+    assert list(report.target_scores()) == ["relu", "exp"]
+    suites = [s.get("name") for s in assert_junit_valid(render_junit(report)).iter("testsuite")]
+    assert suites == ["relu", "exp"]
+    assert "tanh" not in render_markdown(report) and "| `relu` | 0 / 15 | 0 of 1 |" in render_markdown(report)
+
+
+def test_text_wraps_to_the_terminal(buggy):
+    env_width = {**os.environ, "COLUMNS": "60"}
+    text = subprocess.run([sys.executable, "-m", "grader", "grade", str(buggy)], capture_output=True, text=True,
+                          env=env_width, cwd=ROOT).stdout
+    assert max(len(line) for line in text.splitlines()) <= 60
+    assert "grad-overwrite" in text

@@ -106,8 +106,10 @@ def test_exit_at_import_never_gives_exit_0(tmp_path):
     result = micrograde("grade", str(path), "--format", "json")
     assert result.returncode == 1
     report = json.loads(result.stdout)
-    assert report["score"] == 0.0
-    assert [d["code"] for d in report["diagnoses"]] == ["load-error"]
+    assert report["score"] == 0.0  # the file stopped before defining anything, as running it would
+    assert report["diagnoses"] == []
+    assert "work.py, line 2 called sys.exit(0) while loading" in report["warnings"][0]
+    assert {c["message"] for c in report["checks"]} == {"not run: the submission called sys.exit() before defining it"}
 
 
 def test_non_utf8_source_is_a_load_error(tmp_path):

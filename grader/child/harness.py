@@ -434,6 +434,8 @@ def run_unit(unit, namespace):
     try:
         code = compile(unit["source"], unit["filename"], "exec")
         exec(code, namespace)
+    except SystemExit as exc:  # sys.exit() ends the file here, as running it would; not an error
+        return {**error_report(exc, "load"), "exit": True}
     except BaseException as exc:  # noqa: BLE001
         return error_report(exc, "load")
     return None

@@ -6,7 +6,7 @@ Messages describe behaviour and ideas, never the code that fixes them.
 from __future__ import annotations
 
 from grader.judging.judge import Verdict
-from grader.report.graph import mermaid
+from grader.report.graph import mermaid, svg
 from grader.report.model import Counterexample, tidy
 from grader.spec import ops
 from grader.spec.cases import TrainCase
@@ -105,11 +105,12 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
         return Counterexample(case.label, {}, dict(verdict.expected), dict(verdict.actual), "reference")
     expression = case.label
     graph = mermaid(*verdict.graph) if verdict.graph else None
+    drawing = svg(*verdict.graph) if verdict.graph else None
     if focus != "grad" and not verdict.forward_ok:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
-                              {"data": verdict.actual_data}, "reference", graph)
+                              {"data": verdict.actual_data}, "reference", graph, drawing)
     return Counterexample(expression, case.values, dict(verdict.expected), dict(verdict.actual),
-                          verdict.oracle, graph)
+                          verdict.oracle, graph, drawing)
 
 
 def explain_case(example: Counterexample | None) -> str:

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TextIO
 
 from grader.report.markdown import render_markdown
-from grader.report.model import Report
+from grader.report.model import Report, printable
 from grader.submission.source import Submission
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
@@ -26,7 +26,7 @@ def _escape_property(text: str) -> str:
 def annotations(report: Report, submission: Submission, workspace: Path) -> list[str]:
     """One ``::error`` command per diagnosis that has a place in a file."""
     commands = []
-    for diagnosis in report.diagnoses:
+    for diagnosis in report.shown_diagnoses():
         if diagnosis.file is None:
             continue
         path = submission.path / diagnosis.file if submission.directory is not None else submission.path

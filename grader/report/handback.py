@@ -1,22 +1,31 @@
 """A graded notebook to hand back: the submission with feedback cells in it.
 
 The student's own cells are left exactly as they were; micrograde only inserts
-markdown cells, tagged so that grading the handed-back notebook again removes
-and replaces them instead of stacking them.
+cells, tagged so that grading the handed-back notebook again removes and
+replaces them instead of stacking them. In the ``.ipynb`` they are Markdown
+(graphs in Mermaid, which Jupyter and GitHub draw); in the ``--html`` page
+they are HTML micrograde escaped itself, graphs as inline SVG, so the page
+opens offline.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from grader.report.markdown import summary, target_section
+from grader.report import html, markdown
 from grader.report.model import Report
 from grader.submission.notebook import FEEDBACK_TAG, read, student_cells
 from grader.submission.source import Submission
 
+OFFLINE_TEMPLATE = Path(__file__).resolve().parent / "templates" / "offline.html.j2"
 
-def _cell(cell_id: str, source: str, with_id: bool) -> dict:
-    cell = {"cell_type": "markdown", "metadata": {"tags": [FEEDBACK_TAG], "editable": False}, "source": source}
+
+def _cell(cell_id: str, source: str, with_id: bool, as_html: bool) -> dict:
+    metadata = {"tags": [FEEDBACK_TAG], "editable": False}
+    cell = {"cell_type": "markdown", "metadata": metadata, "source": source}
+    if as_html:
+        cell = {"cell_type": "raw", "metadata": {**metadata, "raw_mimetype": "text/html"}, "source": source}
     if with_id:
         cell["id"] = cell_id
     return cell
@@ -31,23 +40,26 @@ def graded_notebook(submission: Submission):
     return None
 
 
-def feedback_notebook(raw: bytes, report: Report, submission: Submission) -> dict:
-    """The notebook in ``raw`` with a summary on top and, after each stub's cell, its feedback."""
+def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_html: bool = False) -> dict:
+    """The notebook in ``raw`` with a summary on top and, after each stub's cell, its feedback
+    (Markdown cells, or HTML cells for the ``--html`` page)."""
     notebook = json.loads(raw.decode("utf-8"))
     if notebook.get("nbformat", 0) < 4:  # upgraded; cells then change form anyway
         notebook = dict(read(raw, str(submission.path)))
     with_ids = (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) >= (4, 5)
+    render = html if as_html else markdown
     numbered = student_cells(notebook)
     after: dict[int, list[str]] = {}
-    for target in report.targets:
+    for target in report.target_scores():
         location = submission.location(target)
         if location is not None and location.cell is not None:
             after.setdefault(location.cell, []).append(target)
-    cells = [_cell("micrograde-summary", summary(report), with_ids)]
+    cells = [_cell("micrograde-summary", render.summary(report), with_ids, as_html)]
     for number, cell in numbered:
         cells.append(cell)
         for target in after.get(number, []):
-            cells.append(_cell(f"micrograde-{target.replace('_', '-')}", target_section(report, target), with_ids))
+            cells.append(_cell(f"micrograde-{target.replace('_', '-')}", render.target_section(report, target),
+                               with_ids, as_html))
     notebook["cells"] = cells
     return notebook
 
@@ -58,9 +70,12 @@ def dumps(notebook: dict) -> str:
 
 
 def render_html(notebook: dict) -> str:
-    """The feedback notebook as one HTML page (nbconvert's lab template, Mermaid included)."""
+    """The notebook as one HTML page that needs no network: nbconvert's lab page without its scripts,
+    the student's own Markdown and outputs sanitised."""
     import nbformat
     from nbconvert import HTMLExporter
 
-    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nbformat.from_dict(notebook))
+    exporter = HTMLExporter(template_name="lab", template_file=str(OFFLINE_TEMPLATE), sanitize_html=True)
+    # Read back as nbformat reads a file: Jupyter saves multi-line sources as lists of lines.
+    body, _ = exporter.from_notebook_node(nbformat.reads(json.dumps(notebook), as_version=4))
     return body

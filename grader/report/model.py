@@ -7,10 +7,43 @@ order and summing gradients in another order) never change the report.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from dataclasses import dataclass, field
 
 SCHEMA_VERSION = 1
+_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with what no report format can carry made visible: control characters (NUL, ESC, CSI...)
+    and lone surrogates become ``\\x00``-style escapes; newlines and tabs stay.
+
+    A submission controls its own exception messages and printed output, and
+    XML cannot hold NUL at all, a terminal obeys ESC, and UTF-8 cannot encode a
+    lone surrogate: every format renders report text through this first.
+    """
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                       else f"\\u{ord(m.group()):04x}", text)
+
+
+def printable_tree(data: object) -> object:
+    """``data`` (parsed JSON) with ``printable`` applied to every string in it, keys included."""
+    if isinstance(data, str):
+        return printable(data)
+    if isinstance(data, dict):
+        return {printable_tree(k): printable_tree(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [printable_tree(v) for v in data]
+    return data
+
+
+def method_name(target: str) -> str:
+    """How the student knows ``target``: the method or function they wrote (``__mul__``, ``train_step``)."""
+    from grader.diagnosis.feedback import method_name as named
+
+    return named(target)
 
 
 def tidy(x: object) -> object:
@@ -36,6 +69,7 @@ class Counterexample:
     actual: dict[str, object]
     oracle: str  # "reference", "finite-difference" or "both"
     graph: str | None = None  # Mermaid source of the expression's graph
+    svg: str | None = None  # the same graph as inline SVG, for offline pages; not in the JSON
 
     def to_json(self) -> dict:
         data = tidy({
@@ -60,6 +94,7 @@ class CheckResult:
     message: str = ""
     counterexample: Counterexample | None = None
     hidden: bool = False  # hidden from students until the course releases it
+    seconds: float = 0.0  # how long the check took; not in the JSON, which stays run-to-run stable
 
     @property
     def score(self) -> float:
@@ -109,7 +144,6 @@ class Report:
     output: str = ""
     sandbox: dict = field(default_factory=dict)
     execution: dict | None = None  # --execute: how running the notebook in a kernel went
-    timings: dict[str, float] = field(default_factory=dict)  # seconds per target; not in the JSON
     config: dict = field(default_factory=dict)  # where the course configuration came from, and its hash
     audience: str = "student"  # "staff" reports include the checks hidden from students
 
@@ -131,12 +165,44 @@ class Report:
     def perfect(self) -> bool:
         return not self.diagnoses and self.score >= self.max_score
 
+    def shown_checks(self) -> list[CheckResult]:
+        """The checks this report's reader may see: all of them for staff, the released ones for students."""
+        if self.audience == "student":
+            return [c for c in self.checks if not c.hidden]
+        return list(self.checks)
+
+    def shown_diagnoses(self) -> list[Diagnosis]:
+        """The diagnoses this report's reader may see: for students, none that only a hidden check shows."""
+        if self.audience != "student":
+            return list(self.diagnoses)
+        failing = {c.target for c in self.shown_checks() if c.status != "passed"}
+        return [d for d in self.diagnoses if d.target == "submission" or d.target in failing]
+
+    def details(self, check: CheckResult) -> str:
+        """What a failed check's reader needs: its message, the diagnoses of its target, the counterexample."""
+        lines = [check.message] if check.message else []
+        lines += [f"[{d.code}] {d.message}" for d in self.shown_diagnoses() if d.target == check.target]
+        if check.counterexample is not None:
+            example = check.counterexample.to_json()
+            lines += [f"expression: {example['expression']}"]
+            lines += [f"{key}: {json.dumps(example[key])}" for key in ("inputs", "expected", "actual")]
+            lines += [f"oracle: {example['oracle']}"]
+        return printable("\n".join(lines))
+
     def target_scores(self) -> dict[str, tuple[float, float]]:
+        """Score and maximum of each graded target, in the course's order, over the checks shown."""
         scores = {t: [0.0, 0.0] for t in self.targets}
-        for check in self.checks:
-            scores[check.target][0] += check.score
-            scores[check.target][1] += check.max_score
+        for check in self.shown_checks():
+            score = scores.setdefault(check.target, [0.0, 0.0])
+            score[0] += check.score
+            score[1] += check.max_score
         return {t: (round(s, 4), round(m, 4)) for t, (s, m) in scores.items()}
+
+    def shown_totals(self) -> tuple[float, float]:
+        """Score and maximum over the checks this report's reader may see (no points with a forbidden import)."""
+        scores = self.target_scores().values()
+        total = 0.0 if self.forbidden else sum(s for s, _ in scores)
+        return round(total, 4), round(sum(m for _, m in scores), 4)
 
     def codes(self, target: str) -> list[str]:
         return [d.code for d in self.diagnoses if d.target == target]

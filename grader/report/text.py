@@ -1,35 +1,55 @@
-"""The report as a person reads it in a terminal."""
+"""The report as a person reads it in a terminal, wrapped to the terminal's width."""
 
 from __future__ import annotations
 
-from grader.report.model import Report
+import shutil
+import textwrap
+
+from grader.report.model import Report, printable
 from grader.submission.source import Location
 
 STATUS_MARK = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "31", "TIMEOUT": "33"}
 
 
-def render_text(report: Report, colour: bool = False) -> str:
+def terminal_width() -> int:
+    """The terminal's width (``COLUMNS`` wins), never narrower than 40 nor wider than 120."""
+    return max(40, min(120, shutil.get_terminal_size((100, 24)).columns))
+
+
+def render_text(report: Report, colour: bool = False, width: int | None = None) -> str:
+    """The score table, warnings and diagnoses; paragraphs wrapped to ``width`` (default: the terminal's)."""
+    width = width or terminal_width()
+
     def paint(text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if colour else text
 
-    lines = [f"micrograde: {report.submission}", ""]
+    def paragraph(text: str, indent: str = "") -> list[str]:
+        return textwrap.wrap(printable(text), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, replace_whitespace=True) or [indent]
+
+    shown = report.shown_checks()
+    scores = report.target_scores()
+    total, maximum = report.shown_totals()
+    lines = [*paragraph(f"micrograde: {report.submission}"), ""]
     lines.append(f"  {'target':<12}{'score':>14}   checks")
-    for target, (score, max_score) in report.target_scores().items():
-        checks = [c for c in report.checks if c.target == target]
+    for target, (score, max_score) in scores.items():
+        checks = [c for c in shown if c.target == target]
         marks = " ".join(paint(STATUS_MARK[c.status], COLOURS[STATUS_MARK[c.status]]) for c in checks)
         lines.append(f"  {target:<12}{score:>6g} / {max_score:<6g}   {marks}")
-    lines.append(f"  {'total':<12}{report.score:>6g} / {report.max_score:<6g}")
+    lines.append(f"  {'total':<12}{total:>6g} / {maximum:<6g}")
     for warning in report.warnings:
-        lines.append(paint(f"warning: {warning}", "33"))
-    order = {t: i for i, t in enumerate(("submission", *report.targets))}
-    for d in sorted(report.diagnoses, key=lambda d: order[d.target]):
+        lines += [paint(line, "33") for line in paragraph(f"warning: {warning}")]
+    order = {t: i for i, t in enumerate(("submission", *scores))}
+    for d in sorted(report.shown_diagnoses(), key=lambda d: order.get(d.target, len(order))):
         where = f" ({Location(d.file, d.line, d.cell).describe()})" if d.file else ""
-        lines += ["", paint(f"[{d.code}] {d.target}{where}", "1"), f"  {d.message}"]
-    failed = [c for c in report.checks if c.status != "passed" and not c.message.startswith("not run")]
+        heading = [paint(line, "1") for line in paragraph(f"[{d.code}] {d.target}{where}")]
+        lines += ["", *heading, *paragraph(d.message, "  ")]
+    failed = [c for c in shown if c.status != "passed" and not c.message.startswith("not run")]
     if failed:
         lines += ["", "failed checks:"]
-        lines += [f"  {c.id}: {c.message}" for c in failed]
-    if not report.diagnoses and report.score >= report.max_score:
+        for c in failed:
+            lines += paragraph(f"{c.id}: {c.message}", "  ")
+    if not report.shown_diagnoses() and total >= maximum:
         lines += ["", paint("All checks passed.", "32")]
     return "\n".join(lines) + "\n"

@@ -7,17 +7,16 @@ students' code runs in their children, as always); a worker that crashes or
 hangs costs only the student it was grading, and is replaced.
 
 Every report is written atomically as soon as it is done, with the hash of
-the submission's content, so an interrupted batch restarted with the same
-arguments skips every student already graded whose submission has not
-changed, and nothing already written is ever lost or half-written.
+the submission's content and the settings it was graded with, so an
+interrupted batch restarted with the same arguments skips every student
+already graded whose submission has not changed, and nothing already written
+is ever lost or half-written. A student whose grading process failed is
+graded again on the next run; ``--force`` grades everyone again.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import html
-import io
 import json
 import os
 import selectors
@@ -25,10 +24,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import __version__
+from grader.child.session import STARTUP_SECONDS
+from grader.spec.config import load
+from grader.spec.exercise import Exercise
+from grader.staff.gradebook import grades_csv, lms_csv
+from grader.staff.summary import summarise, summary_html, summary_markdown
 
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
 
@@ -42,10 +47,14 @@ class Student:
 
 
 def students_in(folder: Path) -> list[Student]:
-    """One student per entry, named by the entry (a file's name without its suffix)."""
+    """One student per entry, named by the entry: a file's name without its suffix, unless another entry
+    takes that name too (``bob.py``, ``bob.py.ipynb`` and ``bob/``), which then keep their full names."""
     entries = sorted(e for e in folder.iterdir() if not e.name.startswith(".") and e.name not in SKIPPED)
-    stems = [e.stem if e.is_file() else e.name for e in entries]
-    return [Student(stem if stems.count(stem) == 1 else entry.name, entry) for stem, entry in zip(stems, entries)]
+    ids = [e.stem if e.is_file() else e.name for e in entries]
+    while len(set(ids)) < len(ids):  # entry names are unique, so this ends
+        taken = Counter(ids)
+        ids = [entry.name if taken[i] > 1 else i for i, entry in zip(ids, entries)]
+    return [Student(i, entry) for i, entry in zip(ids, entries)]
 
 
 def content_hash(path: Path) -> str:
@@ -65,11 +74,21 @@ def content_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
+def umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
+    """Write ``text`` to a temporary file beside ``path``, then rename it into place.
+
+    The file gets the permissions any new file would (``mkstemp`` makes it private)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -81,12 +100,15 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def cached(student: Student, reports: Path) -> dict | None:
+def cached(student: Student, reports: Path, settings: dict) -> dict | None:
+    """The student's earlier report, if it still holds: the same submission, micrograde and settings,
+    and graded (a grading process that failed is tried again)."""
     try:
         report = json.loads((reports / f"{student.id}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if report.get("content_sha256") == student.digest and report.get("micrograde_version") == __version__:
+    if (report.get("content_sha256") == student.digest and report.get("micrograde_version") == __version__
+            and report.get("batch_settings") == settings and report.get("status") != "grader-failed"):
         return report
     return None
 
@@ -122,21 +144,22 @@ class Task:
     def to_json(self) -> dict:
         return {"timeout": self.timeout, "config": None if self.config is None else str(self.config.resolve())}
 
+    def exercise(self) -> Exercise:
+        from grader.grade import Options
+
+        return Options(load(self.config), self.timeout).exercise()
+
     @property
     def deadline(self) -> float:
         """Seconds one student may take before the grading process is presumed lost: all the
         work's time limits, plus starting a child for loading and after each target."""
-        from grader.child.session import STARTUP_SECONDS
-        from grader.grade import Options
-        from grader.spec.config import load
-
-        exercise = Options(load(self.config), self.timeout).exercise()
+        exercise = self.exercise()
         return exercise.time_budget() + STARTUP_SECONDS * (len(exercise.targets) + 2)
 
 
 def failure(status: str, error: str) -> dict:
     """The report of a student who could not be graded: why, and no points."""
-    return {"status": status, "error": error, "score": 0.0, "max_score": 100.0, "diagnoses": [], "checks": []}
+    return {"status": status, "error": error, "score": 0.0, "diagnoses": [], "checks": []}
 
 
 class Pool:
@@ -206,85 +229,28 @@ class Pool:
             self.replace(worker, "grading took far longer than its time limits allow")
 
 
-def gradebook(students: list[Student]) -> str:
-    """``grades.csv``: one row per student, one column per target, and the diagnosis codes."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    columns = list(dict.fromkeys(t for s in students for t in s.report.get("targets", {})))
-    writer.writerow(["id", "score", "max_score", *columns, "status", "diagnoses"])
-    for student in students:
-        report = student.report
-        targets = report.get("targets", {})
-        writer.writerow([
-            student.id, f"{report.get('score', 0.0):g}", f"{report.get('max_score', 100.0):g}",
-            *[f"{targets.get(t, {}).get('score', 0.0):g}" for t in columns],
-            report.get("status", "graded"),
-            " ".join(f"{d['target']}:{d['code']}" for d in report.get("diagnoses", [])),
-        ])
-    return out.getvalue()
-
-
-def diagnosis_counts(students: list[Student]) -> list[tuple[str, int]]:
-    """How many students hit each diagnosis, most common first."""
-    counts: dict[str, int] = {}
-    for student in students:
-        keys = [f"{d['target']}:{d['code']}" for d in student.report.get("diagnoses", [])]
-        if student.report.get("status", "graded") != "graded":
-            keys.append(f"submission:{student.report['status']}")
-        for key in dict.fromkeys(keys):
-            counts[key] = counts.get(key, 0) + 1
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def summary_markdown(students: list[Student], counts: list[tuple[str, int]]) -> str:
-    scores = [s.report.get("score", 0.0) for s in students]
-    mean = sum(scores) / len(scores) if scores else 0.0
-    full = sum(1 for s in students if s.report.get("score") == s.report.get("max_score", 100.0))
-    lines = ["# micrograde: class summary", "",
-             f"{len(students)} submissions; mean score {mean:.1f}; {full} with full marks.", "",
-             "| diagnosis | students |", "|---|---|"]
-    lines += [f"| `{key}` | {n} |" for key, n in counts]
-    return "\n".join(lines) + "\n"
-
-
-def summary_html(students: list[Student], counts: list[tuple[str, int]]) -> str:
-    """The same summary as a page with a bar chart (inline SVG, nothing to load)."""
-    width, bar, gap, label = 640, 22, 8, 260
-    most = max((n for _, n in counts), default=1)
-    rows = []
-    for i, (key, n) in enumerate(counts):
-        y = i * (bar + gap)
-        length = max(2, int((width - label - 60) * n / most))
-        rows.append(f'<text x="{label - 8}" y="{y + 16}" text-anchor="end">{html.escape(key)}</text>'
-                    f'<rect x="{label}" y="{y}" width="{length}" height="{bar}" fill="#c0392b"/>'
-                    f'<text x="{label + length + 6}" y="{y + 16}">{n}</text>')
-    height = max(1, len(counts)) * (bar + gap)
-    chart = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'font-family="sans-serif" font-size="13">{"".join(rows)}</svg>') if counts else "<p>No diagnoses.</p>"
-    table = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{n}</td></tr>" for k, n in counts)
-    scores = [s.report.get("score", 0.0) for s in students]
-    mean = sum(scores) / len(scores) if scores else 0.0
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>micrograde: class summary</title>"
-            f"<style>body{{font-family:sans-serif;margin:2em}}td{{padding:2px 12px}}</style></head><body>"
-            f"<h1>micrograde: class summary</h1><p>{len(students)} submissions; mean score {mean:.1f}.</p>"
-            f"<h2>Students per diagnosis</h2>{chart}<table><tr><th>diagnosis</th><th>students</th></tr>{table}"
-            f"</table></body></html>\n")
-
-
 class Progress:
-    """A bar on a terminal; a plain line per student elsewhere (CI logs)."""
+    """A bar with the count, the rate and the time left on a terminal; a plain line per student elsewhere
+    (CI logs)."""
 
     def __init__(self, total: int, stream=sys.stderr):
         self.total, self.count, self.stream = total, 0, stream
         self.tty = stream.isatty()
+        self.started = time.monotonic()
+        self.graded = 0
 
     def update(self, student: Student, cached: bool = False) -> None:
         self.count += 1
+        self.graded += not cached
         score = student.report.get("score", 0.0)
         status = "unchanged, kept" if cached else student.report.get("status", "graded")
         if self.tty:
+            elapsed = time.monotonic() - self.started
+            rate = self.graded / elapsed if elapsed > 0 and self.graded else 0.0
+            eta = f"{(self.total - self.count) / rate:.0f} s left" if rate else "--"
             bar = "#" * int(30 * self.count / self.total)
-            self.stream.write(f"\r[{bar:.<30}] {self.count}/{self.total} {student.id[:30]:<30}")
+            self.stream.write(f"\r[{bar:.<30}] {self.count}/{self.total} {rate:.1f}/s {eta:<12} "
+                              f"{student.id[:24]:<24}")
             if self.count == self.total:
                 self.stream.write("\n")
         else:
@@ -292,15 +258,19 @@ class Progress:
         self.stream.flush()
 
 
-def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, config: Path | None = None) -> int:
+def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, force: bool = False,
+              assignment: str = "micrograde", config: Path | None = None) -> int:
+    """Grade every student not graded already with these settings; write the reports and the summaries."""
     students = students_in(submissions)
+    task = Task(timeout, config)
+    settings = {"timeout": timeout, "config_sha256": task.exercise().config.sha256}
     reports = out / "reports"
     reports.mkdir(parents=True, exist_ok=True)
     progress = Progress(len(students))
     pending = []
     for student in students:
         student.digest = content_hash(student.path)
-        report = cached(student, reports)
+        report = None if force else cached(student, reports, settings)
         if report is not None:
             student.report = report
             progress.update(student, cached=True)
@@ -309,14 +279,16 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, co
 
     def done(student: Student) -> None:
         student.report.update({"student": student.id, "content_sha256": student.digest,
-                               "micrograde_version": __version__})
+                               "micrograde_version": __version__, "batch_settings": settings})
         student.report.setdefault("status", "graded")
         write_atomically(reports / f"{student.id}.json", json.dumps(student.report, indent=2) + "\n")
         progress.update(student)
 
-    Pool(jobs, Task(timeout, config), done).run(pending)
-    counts = diagnosis_counts(students)
-    write_atomically(out / "grades.csv", gradebook(students))
-    write_atomically(out / "summary.md", summary_markdown(students, counts))
-    write_atomically(out / "summary.html", summary_html(students, counts))
+    Pool(jobs, task, done).run(pending)
+    rows = [(s.id, s.report) for s in students]
+    summary = summarise(rows)
+    write_atomically(out / "grades.csv", grades_csv(rows))
+    write_atomically(out / "gradebook.csv", lms_csv(rows, assignment))
+    write_atomically(out / "summary.md", summary_markdown(summary))
+    write_atomically(out / "summary.html", summary_html(summary))
     return 0

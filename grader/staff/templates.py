@@ -1,10 +1,11 @@
-"""``micrograde template``: ready files a course copies, for GitHub Classroom and for Gradescope."""
+"""``micrograde template``: ready files a course copies, for Classroom 50, GitHub Classroom and Gradescope."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import stat
+import string
 import zipfile
 from pathlib import Path
 
@@ -20,7 +21,9 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
 
     One command-grader step per check, each worth that check's points, so the
     Classroom score is micrograde's score; the report goes to the job summary
-    and each diagnosis becomes an annotation on the student's line.
+    and each diagnosis becomes an annotation on the student's line. Every check
+    step runs whatever happened before it (``if: always()``), so one failed
+    check costs only its own points.
     """
     steps = []
     runners = []
@@ -31,19 +34,31 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
             steps.append(
                 f"      - name: {check.id}\n"
                 f"        id: {step_id}\n"
+                f"        if: always()\n"
                 f"        uses: classroom-resources/autograding-command-grader@v1\n"
                 f"        with:\n"
                 f"          test-name: {check.id}\n"
                 f"          command: micrograde result micrograde.json {check.id}\n"
                 f"          timeout: 1\n"
                 f"          max-score: {target.points_of(check):g}\n")
-    results = "".join(
-        f"          {r.upper().replace('-', '_')}_RESULTS: \"${{{{steps.{r}.outputs.result}}}}\"\n" for r in runners)
+    # The reporter reads process.env[`${runner.toUpperCase()}_RESULTS`]: hyphens stay.
+    results = "".join(f"          {r.upper()}_RESULTS: \"${{{{steps.{r}.outputs.result}}}}\"\n" for r in runners)
     workflow = (HERE / "templates" / "classroom.yml").read_text().format(
         install=install, submission=submission, steps="".join(steps), results=results, runners=",".join(runners))
     path = directory / ".github" / "workflows" / "classroom.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(workflow)
+    return [path]
+
+
+def classroom50(directory: Path, install: str, submission: str) -> list[Path]:
+    """``autograder.py`` for a course's ``autograders/ASSIGNMENT/`` folder in its Classroom 50 repository."""
+    text = string.Template((HERE / "templates" / "classroom50_autograder.py.in").read_text()).substitute(
+        install=json.dumps(install), submission=json.dumps(submission))
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "autograder.py"
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return [path]
 
 

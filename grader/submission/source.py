@@ -199,7 +199,7 @@ def read_python(path: Path, display: str) -> SourceFile:
     if b"\x00" in raw:
         raise InputError(f"{display}: binary file, not Python source")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # an editor's byte-order mark is no part of the code
     except UnicodeDecodeError as exc:
         source.read_error = f"the file is not UTF-8 text (byte {exc.start})"
         return source

@@ -1,0 +1,69 @@
+"""The report as Classroom 50's ``result.json`` (schema ``classroom50/result/v1``).
+
+Classroom 50 runs a course's ``autograders/ASSIGNMENT/autograder.py`` in the
+student's checkout and publishes the ``result.json`` it writes. The identity
+fields come from the environment variables its runner sets (``CLASSROOM``,
+``ASSIGNMENT``, ``OWNER``, ``SUBMISSION_TAG``...); the runner checks them
+against the repository, so they are passed on as they are. Points are whole
+numbers there: each check's points are rounded, and the total is the sum of
+the tests, so the two always agree. Each test carries micrograde's diagnosis
+and counterexample as extra fields, which Classroom 50 keeps.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from collections.abc import Mapping
+
+from grader.report.model import Report, method_name, printable_tree
+
+SCHEMA = "classroom50/result/v1"
+
+
+def identity(environ: Mapping[str, str]) -> dict[str, str]:
+    """The result's identity fields, from the variables the Classroom 50 runner sets."""
+    commit = environ.get("COMMIT_URL", "")
+    return {
+        "classroom": environ.get("CLASSROOM", ""),
+        "assignment": environ.get("ASSIGNMENT", ""),
+        "assignment_type": environ.get("ASSIGNMENT_TYPE", "") or "individual",
+        "owner": environ.get("OWNER", "") or environ.get("USERNAME", ""),
+        "submission": environ.get("SUBMISSION_TAG", ""),
+        "commit": commit,
+        "release": environ.get("RELEASE_URL", ""),
+        "review": environ.get("REVIEW_URL", "") or commit,
+    }
+
+
+def render_classroom50(report: Report, environ: Mapping[str, str] | None = None,
+                       now: datetime.datetime | None = None) -> str:
+    """``result.json`` for Classroom 50: one test per check the student may see."""
+    now = now or datetime.datetime.now(datetime.UTC)
+    tests = []
+    for check in report.shown_checks():
+        codes = [d.code for d in report.shown_diagnoses() if d.target == check.target]
+        passed = check.status == "passed" and not report.forbidden
+        test = {
+            "test-name": f"{check.id} ({method_name(check.target)}: {check.title})",
+            "passed": passed,
+            "score": round(check.max_score) if passed else 0,
+            "max-score": round(check.max_score),
+            "status": check.status,
+        }
+        if not passed:
+            test["diagnoses"] = codes
+            test["message"] = report.details(check)
+            if check.counterexample is not None:
+                test["counterexample"] = check.counterexample.to_json()
+        tests.append(test)
+    result = {
+        "schema": SCHEMA,
+        **identity(os.environ if environ is None else environ),
+        "datetime": now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "score": sum(t["score"] for t in tests),
+        "max-score": sum(t["max-score"] for t in tests),
+        "tests": tests,
+    }
+    return json.dumps(printable_tree(result), indent=2) + "\n"

@@ -1,0 +1,46 @@
+"""Files as students really save them: a byte-order mark, ``sys.exit()`` at the end, a notebook of notes."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+from helpers import SOLUTION, micrograde
+
+
+def test_a_byte_order_mark_is_not_code(tmp_path):
+    path = tmp_path / "engine.py"
+    path.write_bytes("\ufeff".encode() + SOLUTION.encode())
+    result = micrograde("grade", str(path), "--format", "json")
+    assert result.returncode == 0, result.stdout
+    assert json.loads(result.stdout)["score"] == 100.0
+
+
+def test_sys_exit_at_the_end_is_not_a_load_error(tmp_path):
+    path = tmp_path / "engine.py"
+    path.write_text(SOLUTION + "\nimport sys\nsys.exit(0)\nraise RuntimeError('never runs')\n")
+    result = micrograde("grade", str(path), "--format", "json")
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 and report["score"] == 100.0 and report["diagnoses"] == []
+    exit_line = len(SOLUTION.splitlines()) + 3
+    assert report["warnings"] == [f"engine.py, line {exit_line} called sys.exit(0) while loading: the code after "
+                                  "it did not run, as when running the file; what was defined before it is graded"]
+
+
+def test_sys_exit_before_train_step_stops_the_file_there(tmp_path):
+    engine, train = SOLUTION.split("def train_step")
+    path = tmp_path / "engine.py"
+    path.write_text(engine + "\nraise SystemExit('done')\n\ndef train_step" + train)
+    report = json.loads(micrograde("grade", str(path), "--format", "json").stdout)
+    assert report["targets"]["backward"]["score"] == 20.0 and report["targets"]["train_step"]["score"] == 0.0
+    assert report["diagnoses"] == [] and "called sys.exit(done)" in report["warnings"][0]
+    train = [c["message"] for c in report["checks"] if c["target"] == "train_step"]
+    assert set(train) == {"not run: the submission called sys.exit() before defining it"}
+
+
+def test_a_notebook_without_code_cells(tmp_path):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Notes\nNothing yet.")])
+    nbformat.write(notebook, tmp_path / "work.ipynb")
+    result = micrograde("grade", str(tmp_path / "work.ipynb"))
+    assert result.returncode == 2
+    assert result.stderr == "micrograde: error: work.ipynb: the notebook has no code cells to grade\n"

@@ -1,0 +1,48 @@
+"""``check(Value, train_step)``, as a student calls it: from a plain script, and from notebook cells."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from helpers import ROOT, SOLUTION
+
+from grader.student import check
+
+ENGINE, TRAIN = SOLUTION.split("def train_step")
+TRAIN = "from engine import Value\n\n\ndef train_step" + TRAIN
+OVERWRITE = ENGINE.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad")
+WRONG_UPDATE = TRAIN.replace("p.data += -lr * p.grad", "p.data += lr * p.grad")
+
+
+def line_of(source: str, text: str) -> int:
+    return source.splitlines().index(text) + 1
+
+
+def test_check_from_a_plain_script_names_each_file_and_line(tmp_path):
+    (tmp_path / "engine.py").write_text("\ufeff" + OVERWRITE)  # saved with a byte-order mark
+    (tmp_path / "train.py").write_text(WRONG_UPDATE)
+    (tmp_path / "run.py").write_text("from engine import Value\nfrom train import train_step\n"
+                                     "from grader import check\n\ncheck(Value, train_step)\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "run.py"], cwd=tmp_path, capture_output=True, text=True, env=env,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    mul = line_of(OVERWRITE, "    def __mul__(self, other):")
+    train = line_of(WRONG_UPDATE, "def train_step(model, xs, ys, lr):")
+    assert f"[grad-overwrite] mul (engine.py, line {mul})" in result.stdout
+    assert f"[wrong-update] train_step (train.py, line {train})" in result.stdout
+    assert "total           74 / 100" in result.stdout
+
+
+def test_check_from_notebook_cells_gives_the_line_in_the_cell(monkeypatch):
+    main = sys.modules["__main__"]
+    head, body = OVERWRITE.split("class Value", 1)
+    cells = ["", head, "x = 1", "class Value" + body, "from grader import check\ncheck(Value)"]
+    monkeypatch.setattr(main, "In", cells, raising=False)
+    namespace: dict = {}
+    exec(head + "class Value" + body, namespace)
+    feedback = check(namespace["Value"])
+    [diagnosis] = [d for d in feedback.report.diagnoses if d.code == "grad-overwrite"]
+    assert diagnosis.file == "In [3]"
+    assert diagnosis.line == line_of("class Value" + body, "    def __mul__(self, other):")
