@@ -157,7 +157,9 @@ def run_grade(args: argparse.Namespace) -> int:
 
     if args.timeout is not None and args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
-    options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=args.audience)
+    # Gradescope shows each test by its own visibility (hidden checks after publishing), so it gets them all.
+    audience = "staff" if args.format == "gradescope" else args.audience
+    options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience)
     submission = read_submission(args.path, options.config)
     notebook = handback.graded_notebook(submission)
     if (args.feedback or args.html or args.execute) and notebook is None:

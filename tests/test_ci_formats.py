@@ -270,7 +270,7 @@ def hidden_report() -> Report:
               CheckResult("backward.generated", "backward", "generated", "failed", 5.0, message="wrong",
                           hidden=True)]
     diagnoses = [Diagnosis("wrong-order", "backward", "backward() runs nodes in the wrong order.")]
-    return Report("engine.py", checks, diagnoses)
+    return Report("engine.py", checks, diagnoses, audience="staff")
 
 
 def test_hidden_checks_in_every_format():

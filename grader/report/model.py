@@ -137,7 +137,6 @@ class Diagnosis:
 @dataclass
 class Report:
     submission: str
-    targets: list[str] = field(default_factory=list)  # graded targets, in the course's order
     checks: list[CheckResult] = field(default_factory=list)
     diagnoses: list[Diagnosis] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -146,6 +145,7 @@ class Report:
     execution: dict | None = None  # --execute: how running the notebook in a kernel went
     config: dict = field(default_factory=dict)  # where the course configuration came from, and its hash
     audience: str = "student"  # "staff" reports include the checks hidden from students
+    targets: list[str] = field(default_factory=list)  # graded targets, in the course's order
 
     @property
     def forbidden(self) -> bool:
