@@ -26,7 +26,7 @@ from grader.spec.config import Config
 from grader.spec.exercise import Exercise, Target
 from grader.submission import shape
 from grader.submission.errors import InputError
-from grader.submission.notebook import first_line
+from grader.submission.notebook import SKIP_TAG, first_line
 from grader.submission.source import Location, Submission, read_submission
 
 TRAIN_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
@@ -136,6 +136,12 @@ class TargetRun:
         return results, verdicts
 
 
+def refined(code: str, verdict: Verdict | None) -> str:
+    """A crash that is a module missing where micrograde runs is said as such."""
+    error = verdict.error if verdict is not None else None
+    return "missing-module" if code == "crash" and error and error.get("type") == "ModuleNotFoundError" else code
+
+
 def diagnoses_for(run: TargetRun, verdicts: list[Verdict], location: Location | None) -> list[Diagnosis]:
     target = run.target
     if target.kind == "op":
@@ -144,7 +150,7 @@ def diagnoses_for(run: TargetRun, verdicts: list[Verdict], location: Location | 
         codes = rules.diagnose_backward(verdicts)
     else:
         codes = rules.diagnose_train(verdicts)
-    found: list[tuple[str, Verdict | None, str]] = [(code, v, "") for code, v in codes.items()]
+    found: list[tuple[str, Verdict | None, str]] = [(refined(code, v), v, "") for code, v in codes.items()]
     if run.lost is not None:
         code = "timeout" if run.lost.reason == "timeout" else "crash"
         detail = run.lost.detail
@@ -196,9 +202,21 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
                 blocked[name] = f"{location.describe()} did not load"
     if session.load_lost is not None:
         lost = session.load_lost
-        problem("timeout" if lost.reason == "timeout" else "load-error", f"while loading, {lost.detail}")
+        if lost.reason == "timeout":
+            where = shape.top_level_work(submission)
+            report.diagnoses.append(load_timeout(where, session.exercise.config.load_time_limit))
+        else:
+            problem("load-error", f"while loading, {lost.detail}")
         return {name: "the submission did not load" for name in ("Value", "train_step")}
+    for module in session.missing_modules:
+        report.warnings.append(f"{module[:80]} is not installed where micrograde runs: the submission was graded "
+                               f"without it, and only code that uses it fails (as missing-module)")
     for failure in session.failures:
+        if failure.get("type") == "LoadTimeout":
+            where = shape.statement_at(submission, failure.get("unit_file"), failure.get("line"))
+            where = where or shape.top_level_work(submission)
+            report.diagnoses.append(load_timeout(where, session.exercise.config.load_time_limit))
+            return {name: "the submission did not load in time" for name in ("Value", "train_step")}
         if failure.get("exit") is True:
             report.warnings.append(exit_warning(failure))
             for name in ("Value", "train_step"):
@@ -215,6 +233,19 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
             if not session.defined.get(name):
                 blocked.setdefault(name, "the submission stopped with an error before defining it")
     return blocked
+
+
+def load_timeout(where: Location | None, seconds: float) -> Diagnosis:
+    """Module-level code that outlived the load limit: where it runs, and what to do about it."""
+    place = f"the code at {where.describe()}" if where else "code at the top level"
+    if where is not None and where.cell is not None:
+        advice = f"tag that cell {SKIP_TAG} (Jupyter: View > Cell Toolbar > Tags) so the grader leaves it out"
+    else:
+        advice = 'put demo and training code under if __name__ == "__main__": so it runs only when you run the file'
+    detail = f"{place} was still running after {seconds:g} s; {advice}"
+    return Diagnosis("load-timeout", "submission", feedback.message("load-timeout", "submission", None, "both",
+                                                                    detail),
+                     where.line if where else None, where.file if where else None, where.cell if where else None)
 
 
 def cheating(submission: Submission, session: Session, report: Report) -> None:
@@ -267,6 +298,7 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
     renamed = shape.adopt_value_class(submission)
     if renamed:
         report.warnings.append(renamed)
+    report.warnings.extend(note for source in dict.fromkeys(submission.providers.values()) for note in source.notes)
     with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
         session = Session(submission, Path(tmp), exercise)
         try:

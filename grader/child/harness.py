@@ -27,6 +27,7 @@ import json
 import math
 import operator
 import os
+import signal
 import sys
 import traceback
 import types
@@ -71,14 +72,18 @@ def error_report(exc, phase):
     """Describe an exception raised by submission code, with the student's line if any."""
     line = None
     where = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename in SUBMISSION_FILES:
-            line, where = frame.lineno, frame.filename
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in SUBMISSION_FILES]
+    if frames:
+        # Where the student's code raised; for a load out of time, the top-level statement it was in.
+        frame = frames[0] if type(exc).__name__ == "LoadTimeout" else frames[-1]
+        line, where = frame.lineno, frame.filename
     message = str(exc)
     if len(message) > 300:
         message = message[:300] + "..."
     kind = {MissingMethod: "NotImplementedError"}.get(type(exc), type(exc).__name__)
     report = {"type": kind, "message": message, "phase": phase, "line": line, "file": where}
+    if isinstance(exc, ModuleNotFoundError) and isinstance(exc.name, str):
+        report["module"] = exc.name.split(".")[0]
     if isinstance(exc, RecursionError):
         report["depth"] = len(traceback.extract_tb(exc.__traceback__))
     return report
@@ -441,8 +446,29 @@ def run_unit(unit, namespace):
     return None
 
 
+class LoadTimeout(BaseException):
+    """Loading ran out of time; raised in the student's code so the traceback says where it was."""
+
+
+def out_of_time(signum, frame):
+    raise LoadTimeout("loading took too long")
+
+
 def load(api, request):
-    """Execute the chosen submission files and pick out ``Value`` and ``train_step``."""
+    """Execute the chosen submission files and pick out ``Value`` and ``train_step``.
+
+    Shortly before the grading process would give up on loading, an alarm stops the
+    code where it is, so the report can point at the statement that kept it busy.
+    """
+    signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, max(0.05, 0.8 * request.get("time_limit", 10.0)))
+    try:
+        return load_modules(api, request)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def load_modules(api, request):
     failures = []
     for spec in request["modules"]:
         module = types.ModuleType(spec["name"])
@@ -456,12 +482,16 @@ def load(api, request):
             sys.path.insert(0, spec["directory"])
         for unit in spec["units"]:
             failure = run_unit(unit, module.__dict__)
+            while failure is not None and stand_in_for(failure):
+                failure = run_unit(unit, module.__dict__)
             if failure is not None:
                 failure["unit"] = unit.get("label")
                 failure["unit_file"] = unit["filename"]
                 failures.append(failure)
-                if not unit.get("isolated"):
+                if not unit.get("isolated") or failure["type"] == "LoadTimeout":
                     break
+        if failures and failures[-1]["type"] == "LoadTimeout":
+            break
         for role in spec["provides"]:
             name = request["names"][role]
             if name in module.__dict__:
@@ -470,7 +500,19 @@ def load(api, request):
         api.pop("Value", None)
     if not callable(api.get("train_step")):
         api.pop("train_step", None)
-    return {"defined": {role: role in api for role in ("Value", "train_step")}, "failures": failures}
+    return {"defined": {role: role in api for role in ("Value", "train_step")}, "failures": failures,
+            "missing_modules": list(MISSING_MODULES)}
+
+
+def stand_in_for(failure):
+    """After a load stopped at the import of a module that is not installed (and not forbidden),
+    give that module a stand-in so the file or cell can run again; False when there is nothing to do."""
+    module = failure.get("module")
+    if (failure.get("type") != "ModuleNotFoundError" or not module or module in MISSING_MODULES
+            or module in FORBIDDEN_MODULES or module in UNSAFE_MODULES or len(MISSING_MODULES) >= 20):
+        return False
+    MISSING_MODULES.append(module)
+    return True
 
 
 def with_interface(handler):
@@ -630,18 +672,60 @@ class InertModule(types.ModuleType):
         return Inert()
 
 
-class InertFinder:
-    """Import hook, last on ``sys.meta_path``: only reached when the real package is missing."""
+class MissingName:
+    """Something a missing module was asked for: using it says which module is missing."""
+
+    def __init__(self, module, name):
+        self._module, self._name = module, name
+
+    def _missing(self):
+        return ModuleNotFoundError(f"No module named {self._module!r} (it is not installed where "
+                                   f"micrograde runs, and {self._name} needs it)", name=self._module)
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        raise self._missing()
+
+    def __call__(self, *args, **kwargs):
+        raise self._missing()
+
+
+class MissingModule(types.ModuleType):
+    __path__ = []
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return MissingName(self.__name__.split(".")[0], f"{self.__name__}.{name}")
+
+
+MISSING_MODULES = []  # top-level names imported but not installed, in the order first imported
+
+
+class StandInFinder:
+    """Import hook, last on ``sys.meta_path``: only reached when the real module is missing.
+
+    A plotting package gets an inert stand-in, so a drawing never decides a grade.
+    A module whose missing import stopped a file or cell from loading (numpy on a
+    plain install) gets a stand-in when that file or cell runs again (see
+    ``load``): it fails only when graded code uses it, saying which module is
+    missing, so an import that graded code never uses costs nothing, while code
+    that handles ImportError itself still sees it.
+    """
 
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] not in VISUAL_MODULES:
+        top = name.split(".")[0]
+        if top not in VISUAL_MODULES and top not in MISSING_MODULES:
             return None
         import importlib.machinery
 
         return importlib.machinery.ModuleSpec(name, self, is_package=True)
 
     def create_module(self, spec):
-        return InertModule(spec.name)
+        if spec.name.split(".")[0] in VISUAL_MODULES:
+            return InertModule(spec.name)
+        return MissingModule(spec.name)
 
     def exec_module(self, module):
         pass
@@ -702,7 +786,7 @@ def start_guards(request):
 
     _thread.start_new_thread = no_threads
     threading._start_new_thread = no_threads
-    sys.meta_path.append(InertFinder())
+    sys.meta_path.append(StandInFinder())
     sys.stdout = CappedOutput(1, request["output_cap"])
     sys.stderr = CappedOutput(2, request["output_cap"])
     guard.active = True

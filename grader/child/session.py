@@ -33,6 +33,7 @@ class Session:
         self.workers: dict[bool, Worker | None] = {False: None, True: None}
         self.defined: dict[str, bool] = {}
         self.failures: list[dict] = []
+        self.missing_modules: list[str] = []  # not installed here; given stand-ins so the file could load
         self.load_lost: WorkerLost | None = None
         self.violations: list[str] = []
         self.truncated = False
@@ -64,7 +65,8 @@ class Session:
                            "isolated": source.kind == "ipynb"}
                           for u in source.units if not u.syntax_error],
             })
-        return {"kind": "load", "modules": modules, "names": dict(self.submission.names)}
+        return {"kind": "load", "modules": modules, "names": dict(self.submission.names),
+                "time_limit": self.exercise.config.load_time_limit}
 
     def start(self, training: bool = False, meanwhile=None) -> None:
         """Start a process and load the submission; ``meanwhile`` runs while it loads."""
@@ -83,6 +85,8 @@ class Session:
             self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
             failures = reply.get("failures", [])
             self.failures = [f for f in failures if isinstance(f, dict)] if isinstance(failures, list) else []
+            missing = reply.get("missing_modules", [])
+            self.missing_modules = [m for m in missing if isinstance(m, str)][:20] if isinstance(missing, list) else []
 
     def open(self) -> None:
         """Start the first process; a load that hangs or dies is recorded, not raised."""

@@ -42,6 +42,8 @@ WHAT = {
     "load-error": "The submission could not be loaded: {error}.",
     "interface": "micrograde cannot make nodes of your Value class: {detail}.",
     "nested-definition": "Methods are missing from the class: {detail}.",
+    "missing-module": "{method} uses a module that is not installed where micrograde runs: {error}.",
+    "load-timeout": "Loading the submission took longer than its time limit: {detail}.",
     "relu-at-zero": "{method} goes wrong at exactly 0: its value must be 0 and its gradient "
                     "a number between 0 and 1 (micrograd uses 0).",
     "forbidden-import": "The submission uses an autograd library or the grader's own code ({detail}), "
@@ -75,6 +77,9 @@ CONCEPT = {
     "wrong-update": "Gradient descent moves each parameter against its gradient, by lr times the gradient.",
     "wrong-loss": "Keep the loss of the forward pass and return its .data, computed before any parameter changes.",
     "load-error": "The file must run on its own without errors: try `python yourfile.py`.",
+    "missing-module": "Graded code may only use the standard library (math, random): write the formula "
+                      "with math instead, and keep other libraries for plots and demos.",
+    "load-timeout": "Code at the top level runs every time the file is loaded: keep only definitions there.",
     "nested-definition": "A method's def sits at the class's indentation level, not inside another "
                          "method: move these defs one level out.",
     "interface": "micrograde makes nodes as Value(x) for a number x, and finds their operands in "

@@ -98,3 +98,31 @@ def adopt_value_class(submission: Submission) -> str | None:
             return (f"no class is called {wanted}; the class {name} in {source.display} looks like it "
                     f"and was graded as {wanted}")
     return None
+
+
+def top_level_work(submission: Submission) -> Location | None:
+    """The statement most likely to keep a file busy while it loads: the first loop at the top
+    level of a graded file (a training demo), else the first top-level call that is not a definition."""
+    first_call = None
+    for source in dict.fromkeys(submission.providers.values()):
+        for unit in source.units:
+            for node in unit.tree.body if unit.tree else ():
+                where = Location(source.display, node.lineno, unit.cell)
+                if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
+                    return where
+                if first_call is None and isinstance(node, (ast.Expr, ast.Assign, ast.AugAssign)) and any(
+                        isinstance(n, ast.Call) for n in ast.walk(node)):
+                    first_call = where
+    return first_call
+
+
+def statement_at(submission: Submission, filename: object, line: object) -> Location | None:
+    """The top-level statement of a file or cell (by its run-time filename) that holds ``line``."""
+    for source in submission.files:
+        for unit in source.units:
+            if unit.filename != filename or unit.tree is None or not isinstance(line, int):
+                continue
+            for node in unit.tree.body:
+                if node.lineno <= line <= (node.end_lineno or node.lineno):
+                    return Location(source.display, node.lineno, unit.cell)
+    return None

@@ -9,6 +9,8 @@ and where each graded method is written, so feedback can point at the line.
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -59,6 +61,7 @@ class SourceFile:
     kind: str  # "py" or "ipynb"
     units: list[Unit] = field(default_factory=list)
     read_error: str | None = None
+    notes: list[str] = field(default_factory=list)  # what reading left out, for the report's warnings
 
     def defines(self, name: str) -> Location | None:
         """Where this file binds ``name`` at top level (the last binding wins, as when run)."""
@@ -181,12 +184,27 @@ def without_self_check(source: str) -> str:
     return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
 
 
+# An f-string whose braces hold the quote that delimits it: legal only from Python 3.12 (PEP 701).
+_NESTED_QUOTES = re.compile(r"""\b[rR]?[fF][rR]?(['"]).*\{[^}]*\1""")
+
+
+def newer_syntax(source: str, line: int | None) -> str:
+    """Why code that a newer Python accepts fails here, if that is the reason: it says which version."""
+    lines = source.splitlines()
+    if sys.version_info < (3, 12) and line is not None and 0 < line <= len(lines) and _NESTED_QUOTES.search(
+            lines[line - 1]):
+        ran = f"{sys.version_info.major}.{sys.version_info.minor}"
+        return (f" (this f-string reuses its own quotes inside {{ }}, which needs Python 3.12 or newer; "
+                f"micrograde runs on Python {ran} here: use the other kind of quotes inside)")
+    return ""
+
+
 def parse_unit(unit: Unit) -> Unit:
     unit.source = without_self_check(unit.source)
     try:
         unit.tree = ast.parse(unit.source, filename=unit.filename)
     except SyntaxError as exc:
-        unit.syntax_error = f"SyntaxError: {exc.msg}"
+        unit.syntax_error = f"SyntaxError: {exc.msg}{newer_syntax(unit.source, exc.lineno)}"
         unit.syntax_line = exc.lineno
     except (ValueError, RecursionError, MemoryError) as exc:
         unit.syntax_error = f"{type(exc).__name__}: the source cannot be parsed"
@@ -218,12 +236,30 @@ def read_bytes(path: Path) -> bytes:
 
 
 def read_notebook(path: Path, display: str) -> SourceFile:
-    from grader.submission.notebook import notebook_cells
+    from grader.submission.notebook import SKIP_TAG, notebook_cells
 
     source = SourceFile(path, display, "ipynb")
     for cell_number, code in notebook_cells(read_bytes(path), display):
-        source.units.append(parse_unit(Unit(f"{display} [cell {cell_number}]", code, cell_number)))
+        unit = parse_unit(Unit(f"{display} [cell {cell_number}]", code, cell_number))
+        library = comparison_cell(unit)
+        if library is None:
+            source.units.append(unit)
+        else:
+            source.notes.append(f"cell {cell_number} imports {library} and defines nothing: taken for a comparison "
+                                f"with {library} and left out (tag such cells {SKIP_TAG} to say so)")
     return source
+
+
+def comparison_cell(unit: Unit) -> str | None:
+    """The autograd library a notebook cell imports, when the cell defines nothing: a demo comparing
+    results with that library, not part of the work (code that defines things and imports one is)."""
+    from grader.child.harness import FORBIDDEN_MODULES
+
+    if unit.tree is None or any(isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                                for n in unit.tree.body):
+        return None
+    names = [name.split(".")[0] for node in ast.walk(unit.tree) for name in imported_names(node)]
+    return next((n for n in names if n in FORBIDDEN_MODULES - {"grader", "reference", "micrograde"}), None)
 
 
 def read_file(path: Path, display: str) -> SourceFile:
