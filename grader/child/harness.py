@@ -11,10 +11,11 @@ Requests and replies are JSON lines on two private file descriptors passed on
 the command line; the submission's own stdout and stderr go elsewhere.
 
 Before any submission code runs, the harness confines itself (see ``confine``
-and ``Guard``): with namespaces it hides the grader's files and makes the
-filesystem read-only but for the working directory; always, an audit hook
-refuses what no solution needs (processes, signals, sockets, ``ctypes``,
-threads, writes outside the working directory) and records what counts as
+and ``Guard``): with namespaces it moves into a minimal root where the grader's
+files do not exist; on Linux it gives up its privileges and installs a seccomp
+filter (``grader.child.confinement``); always, an audit hook refuses what
+no solution needs (processes, signals, sockets, ``ctypes``, threads, writes
+outside the working directory) and records what counts as
 cheating (importing an autograd library or the grader, reading its files).
 
 Expressions arrive as a list of nodes in topological order, the last being the
@@ -526,50 +527,24 @@ def no_threads(*args, **kwargs):
     raise RuntimeError("starting threads is not allowed while grading")
 
 
-def confine(workdir, hidden):
-    """Inside fresh mount namespace: hide the grader's files, make everything else read-only.
+def confine(request):
+    """Have the process confine itself as the grading process planned (``grader.child.confinement``).
 
-    Returns how far it got, for the report. Runs before any submission code,
-    so it may use ``ctypes``.
+    That module arrives as source text, like the reference engine, so that the
+    child needs nothing importable from the grader. Runs before any submission
+    code; returns what held, for the report.
     """
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
-
-    def mount(source, target, fstype, flags, data):
-        return libc.mount(source.encode() if source else None, target.encode(),
-                          fstype.encode() if fstype else None, flags, data.encode() if data else None) == 0
-
-    mount(None, "/", None, MS_REC | MS_PRIVATE, None)
-    hidden_ok = all(mount("micrograde", h, "tmpfs", MS_RDONLY, "size=16k,mode=755") for h in hidden)
-    if os.path.isdir("/dev/shm"):
-        mount("micrograde", "/dev/shm", "tmpfs", 0, "size=16m")
-    mount(workdir, workdir, None, MS_BIND, None)
-    readonly = True
-    with open("/proc/self/mountinfo", encoding="utf-8") as info:
-        points = [line.split()[4] for line in info]
-    for point in points:
-        point = point.replace("\\040", " ")
-        if point == workdir or point.startswith(("/proc", "/sys", "/dev")) or point in hidden:
-            continue
-        if not mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) and point == "/":
-            readonly = False
-    if hidden_ok and readonly:
-        return "grader files hidden; read-only outside the working directory"
-    if hidden_ok:
-        return "grader files hidden; the filesystem stays writable"
-    return "not confined (mounts refused)"
+    module = types.ModuleType("confinement")
+    try:
+        exec(compile(request["source"], "<confinement>", "exec"), module.__dict__)
+        return module.apply(request["plan"])
+    except Exception as exc:  # noqa: BLE001 - reported, and the grading process trusts nothing it did not hear
+        return {"filesystem": f"not confined ({type(exc).__name__}: {exc})"}
 
 
 def start_guards(request):
-    """Confine the process and install the audit hook; return the guard and a summary."""
-    summary = "blocked in Python only"
-    if request.get("confine"):
-        try:
-            summary = confine(request["workdir"], request["hidden"])
-        except OSError as exc:
-            summary = f"not confined ({exc})"
+    """Confine the process, then install the audit hook; return the guard and what held."""
+    held = confine(request["confinement"])
     guard = Guard(request["workdir"], request["hidden"])
     sys.addaudithook(guard)
     import _thread
@@ -581,7 +556,7 @@ def start_guards(request):
     sys.stdout = CappedOutput(1, request["output_cap"])
     sys.stderr = CappedOutput(2, request["output_cap"])
     guard.active = True
-    return guard, summary
+    return guard, held
 
 
 def main():
@@ -595,8 +570,8 @@ def main():
         request = decode(line)
         if request["kind"] == "init":
             api["reference"] = load_reference(request["reference"])
-            guard, summary = start_guards(request)
-            reply = {"filesystem": summary}
+            guard, held = start_guards(request)
+            reply = {"confinement": held}
         else:
             handler = HANDLERS[request["kind"]]
             if request["kind"] != "load" and request.get("needs", "Value") not in api:

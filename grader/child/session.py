@@ -7,12 +7,12 @@ itself (cheating attempts, output cut short) is collected in one place.
 from __future__ import annotations
 
 import importlib
-import shutil
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.child.process import Worker, WorkerLost, captured_output
+from grader.child.process import Streams, Worker, WorkerLost, captured_output
 from grader.submission.source import Submission
 
 
@@ -35,8 +35,8 @@ class Session:
         self.load_lost: WorkerLost | None = None
         self.violations: list[str] = []
         self.truncated = False
-        self.children = 0
-        self.filesystem = ""
+        self.streams: list[Streams] = []  # one per child started, in order
+        self.confinement: dict = {}  # what held in every child (a layer that failed once counts as failed)
 
     def load_request(self) -> dict:
         modules = []
@@ -67,14 +67,15 @@ class Session:
 
     def start(self, meanwhile=None) -> None:
         """Start a process and load the submission; ``meanwhile`` runs while it loads."""
-        self.children += 1
-        self.worker = Worker(self.workdir, cpu_seconds=int(self.options.timeout * 8) + 10, number=self.children)
+        self.streams.append(Streams())
+        self.worker = Worker(self.workdir, self.streams[-1], cpu_seconds=int(self.options.timeout * 8) + 10)
         load_id = self.worker.send(self.load_request())
         if meanwhile is not None:
             meanwhile()
-        reply = self.observe(self.worker.receive(load_id, self.options.timeout))
-        if not self.filesystem:
-            self.filesystem = str(self.worker.init_reply.get("filesystem", ""))
+        try:
+            reply = self.observe(self.worker.receive(load_id, self.options.timeout))
+        finally:
+            self.record_confinement(self.worker.init_reply.get("confinement"))
         if not self.defined:
             self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
             failures = reply.get("failures", [])
@@ -98,6 +99,12 @@ class Session:
             self.start()
         return self.observe(self.worker.call(request, max(0.05, deadline - time.monotonic())))
 
+    def record_confinement(self, held: object) -> None:
+        """Keep what the child said held, before any submission code ran; the weakest child counts."""
+        held = held if isinstance(held, dict) else {"filesystem": "unknown (the child did not say)"}
+        if not self.confinement or not self.worker.sandbox.to_json(held)["tamper_proof"]:
+            self.confinement = held
+
     def observe(self, reply: dict) -> dict:
         """Keep what every reply says about the process itself: cheating attempts, cut output."""
         violations = reply.get("violations")
@@ -109,7 +116,7 @@ class Session:
         return reply
 
     def output(self) -> str:
-        return captured_output(self.workdir, self.children)
+        return captured_output(self.streams)
 
     def close(self) -> None:
         """End the current child (a later call starts a fresh one)."""
@@ -119,10 +126,19 @@ class Session:
 
 
 def copy_sources(submission: Submission, destination: Path) -> None:
-    """Copy the submission's source files (never following links) for local imports."""
+    """Copy the submission's source files for local imports, before any child runs.
+
+    ``read_submission`` has already refused links that leave the submission, so
+    the files are read through links inside it; every copy is a new file
+    (``O_EXCL``, never through a link), readable by the unprivileged child.
+    """
     for source in submission.files:
         target = destination / source.path.relative_to(submission.directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source.path, target, follow_symlinks=False)
-
-
+        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        data = source.path.read_bytes()
+        with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as out:
+            os.fchmod(out.fileno(), 0o644)
+            out.write(data)
+    for directory in (destination, *destination.rglob("*")) if destination.is_dir() else ():
+        if directory.is_dir():
+            directory.chmod(0o755)
