@@ -379,6 +379,15 @@ PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
+def another_process(path):
+    """Whether ``path`` is in another process's ``/proc`` entry (the grader's environment, command line...).
+
+    Without a PID namespace the child shares ``/proc`` with the grading process.
+    """
+    parts = path.split(os.sep)
+    return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and parts[2] != str(os.getpid())
+
+
 class Guard:
     """The audit hook: refuses what no solution needs, records what counts as cheating."""
 
@@ -420,6 +429,8 @@ class Guard:
             if self.inside(path, self.hidden):
                 self.note(f"read {path}")
                 raise PermissionError(f"{path}: the grader's files are off limits")
+            if another_process(path):
+                raise PermissionError(f"{path}: other processes are off limits")
             mode, flags = args[1], args[2]
             writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
                 isinstance(flags, int) and flags & WRITE_FLAGS)

@@ -68,6 +68,8 @@ def render_junit(report: Report, seconds: dict[str, float] | None = None) -> str
             element.text = _details(report, check)
         for key, value in (("tests", tests), ("failures", failures), ("errors", errors)):
             totals[key] += value
+    if report.warnings and len(suites):  # such as a score that is not tamper-proof
+        ET.SubElement(suites[0], "system-err").text = "\n".join(f"warning: {w}" for w in report.warnings)
     for key, value in totals.items():
         suites.set(key, str(value))
     suites.set("time", _seconds(sum(seconds.values())))
