@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import stat
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, SOLUTION, micrograde
+from helpers import ROOT, SOLUTION, micrograde, processes_with
 
 from grader.child import sandbox
-from grader.child.process import WorkerLost
+from grader.child.process import WorkerLost, child_mark
 from grader.child.session import Options, Session
 from grader.grade import grade
 from grader.submission import source
@@ -94,6 +97,29 @@ def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode)
     session.close()
     assert canary.read_text() == "UNTOUCHED = True\n"
     assert output.count("hello from the child") == 2
+
+
+def test_a_child_dies_with_its_grading_process(tmp_path, mode):
+    """Whatever uid the child ends up with (a change of uid clears the kernel's parent-death signal)."""
+    path = tmp_path / "work.py"
+    path.write_text("while True:\n    pass\n" + SOLUTION)
+    grading = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(path), "--timeout", "60"], cwd=ROOT,
+                               start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    mark = child_mark(grading.pid).encode()
+    deadline = time.monotonic() + 30
+    while not processes_with(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(mark), "the child never started"
+    time.sleep(0.5)  # past the child's confinement, uid change included
+    grading.kill()
+    grading.wait()
+    deadline = time.monotonic() + 5
+    while processes_with(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    leftover = processes_with(mark)
+    for pid in leftover:
+        os.kill(int(pid), signal.SIGKILL)
+    assert leftover == []
 
 
 def test_links_out_of_a_submission_are_refused(tmp_path):

@@ -45,7 +45,8 @@ LOCKED_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXE
                 (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
-PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 24, 28, 38, 22
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 24, 28, 38, 22
+SIGKILL = 9
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SECCOMP_MODE_FILTER = 2
 # SECBIT_NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock
@@ -280,9 +281,15 @@ def drop_privileges(workdir):
     who = "root of a user namespace" if not in_initial_user_namespace() else "root"
     if who == "root" and readable_by_nobody([p for p in sys.path if os.path.exists(p)] + [os.path.dirname(workdir)]):
         os.chown(workdir, NOBODY, NOBODY)
+        parent = os.getppid()
         os.setgroups([])
         os.setresgid(NOBODY, NOBODY, NOBODY)
         os.setresuid(NOBODY, NOBODY, NOBODY)
+        # A change of uid clears the signal the kernel sends when the parent dies: set it again,
+        # and leave at once if the parent died in between.
+        c.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
         who = "nobody"
     check(c.capset(struct.pack("Ii", CAPABILITY_VERSION_3, 0), ctypes.create_string_buffer(24)), "capset")
     return who

@@ -66,7 +66,10 @@ class WorkerLost(BaseException):
 
 
 class Streams:
-    """Where one child's stdout and stderr go: files without a name, read back by descriptor."""
+    """Where one child's stdout and stderr go: files without a name, read back by descriptor.
+
+    They are closed with this object, once the report has what they hold.
+    """
 
     def __init__(self) -> None:
         self.stdout = tempfile.TemporaryFile()
@@ -77,10 +80,6 @@ class Streams:
         handle = getattr(self, stream)
         handle.seek(0)
         return handle.read(OUTPUT_CAP_BYTES)
-
-    def close(self) -> None:
-        self.stdout.close()
-        self.stderr.close()
 
 
 class Worker:
