@@ -90,7 +90,7 @@ def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode)
     session.open()
     add = {"kind": "op", "target": "add", "expr": [["leaf", "a"], ["leaf", "b"], ["add", 0, 1]],
            "inputs": {"a": 1.0, "b": 2.0}}
-    for _ in range(2):  # each call starts a child (the second a fresh one), which dies in __add__
+    for _ in range(2):  # the loaded child dies in __add__; the second call starts a fresh one, which dies too
         with pytest.raises(WorkerLost):
             session.call(add, time.monotonic() + 10)
     output = session.output()
