@@ -34,16 +34,6 @@ from grader.submission.source import read_submission
 REFERENCE = ROOT / "reference" / "engine.py"
 
 
-@pytest.fixture(params=["auto", "none"])
-def mode(request, monkeypatch):
-    monkeypatch.setenv("MICROGRADE_SANDBOX", request.param)
-    sandbox.detect.cache_clear()
-    if request.param == "auto" and not sandbox.detect().isolated:
-        pytest.skip(f"no namespaces on this machine: {sandbox.detect().detail}")
-    yield request.param
-    sandbox.detect.cache_clear()
-
-
 def graded(tmp_path: Path, source: str, bound: float = 30.0):
     path = tmp_path / "work.py"
     path.write_text(source)
@@ -60,6 +50,13 @@ def full_marks(report) -> bool:
 def printed(report) -> dict:
     """What the submission printed as ``name: value`` lines."""
     return dict(line.split(": ", 1) for line in report.output.splitlines() if ": " in line)
+
+
+def graded_with_full_marks(tmp_path: Path, source: str):
+    """The report of a submission that must keep every point, and what it printed."""
+    report = graded(tmp_path, source)
+    assert full_marks(report), report.diagnoses
+    return report, printed(report)
 
 
 ATTEMPT = '''
@@ -149,9 +146,7 @@ def test_root_in_the_child_is_not_root(tmp_path, mode):
         "    print(f'{key}: {status[key].strip()}')\n"
         "print(f'uid: {os.getuid()}')\n"
     )
-    report = graded(tmp_path, source)
-    assert full_marks(report), report.diagnoses
-    seen = printed(report)
+    report, seen = graded_with_full_marks(tmp_path, source)
     assert seen["CapEff"] == seen["CapPrm"] == seen["CapBnd"] == "0000000000000000"
     assert (seen["NoNewPrivs"], seen["Seccomp"]) == ("1", "2")
     assert report.sandbox["seccomp"] is True and report.sandbox["capabilities"] == "none"
@@ -184,9 +179,7 @@ def test_no_way_out_to_the_host(tmp_path, mode, monkeypatch):
         f"attempt('mkfifo', lambda: os.mkfifo({str(tmp_path / 'fifo')!r}))\n"
         f"attempt('mknod', lambda: os.mknod({str(tmp_path / 'node')!r}))\n"
     )
-    report = graded(tmp_path, source)
-    assert full_marks(report), report.diagnoses
-    seen = printed(report)
+    report, seen = graded_with_full_marks(tmp_path, source)
     assert set(seen) >= {"environ", "socket", "kill", "chmod", "chown", "setxattr", "mkfifo", "mknod"}
     assert secret not in json.dumps(report.to_json())
     for name in ("socket", "kill", "kill all", "chmod", "chown", "setxattr", "mkfifo", "mknod"):
@@ -241,9 +234,7 @@ def test_the_working_directory_is_bounded(tmp_path, mode):
         "except OSError as exc:\n"
         "    print(f'files: {files} {exc.errno}')\n"
     )
-    report = graded(tmp_path, source)
-    assert full_marks(report), report.diagnoses
-    seen = printed(report)
+    report, seen = graded_with_full_marks(tmp_path, source)
     size, size_errno = map(int, seen["size"].split())
     files, files_errno = map(int, seen["files"].split())
     assert size <= sandbox.WORK_BYTES and size_errno == 28  # ENOSPC

@@ -18,23 +18,12 @@ import pytest
 from helpers import SOLUTION, processes_with
 
 import reference
-from grader.child import sandbox
 from grader.child.process import child_mark
 from grader.grade import Options, grade
 
 TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")
 REFERENCE_DIR = Path(reference.__file__).resolve().parent
 SLEEPER = f"micrograde-test-sleeper-{uuid.uuid4().hex}"  # marks the processes these tests try to leave behind
-
-
-@pytest.fixture(params=["auto", "none"])
-def mode(request, monkeypatch):
-    monkeypatch.setenv("MICROGRADE_SANDBOX", request.param)
-    sandbox.detect.cache_clear()
-    if request.param == "auto" and not sandbox.detect().isolated:
-        pytest.skip(f"no namespaces on this machine: {sandbox.detect().detail}")
-    yield request.param
-    sandbox.detect.cache_clear()
 
 
 def leftover_children() -> list[str]:

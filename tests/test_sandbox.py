@@ -111,15 +111,9 @@ REFUSED = (
 )
 
 
-@pytest.fixture(params=["auto", "none"])
-def box(request, monkeypatch):
-    monkeypatch.setenv("MICROGRADE_SANDBOX", request.param)
-    sandbox.detect.cache_clear()
-    detected = sandbox.detect()
-    if request.param == "auto" and not detected.isolated:
-        pytest.skip(f"no namespaces on this machine: {detected.detail}")
-    yield detected
-    sandbox.detect.cache_clear()
+@pytest.fixture
+def box(mode):
+    return sandbox.detect()
 
 
 def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
