@@ -280,14 +280,17 @@ def test_a_fully_confined_score_says_so(tmp_path, mode):
     ("huge.py", "x = 1\n" * 3_300_000, "MB is too large"),  # 18.9 MB
     ("big.py", "x = 1\n" * 200_000, "MB is too large"),  # 1.2 MB
     ("cells.ipynb", None, "of code is too much"),
+    ("many.ipynb", [{"cell_type": "markdown", "metadata": {}, "source": "x", "id": f"m{i}"} for i in range(100_000)],
+     "too many to grade"),
 ])
 def test_oversized_submissions_are_refused_before_parsing(tmp_path, name, content, why):
     path = tmp_path / name
     if content is None:  # a notebook under the file limit whose code is over the code limit
         cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                 "source": ["x = 1\n"] * 80_000}
-        path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
-                                    "cells": [dict(cell, id=f"c{i}") for i in range(6)]}))
+        content = [dict(cell, id=f"c{i}") for i in range(6)]
+    if isinstance(content, list):
+        path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": content}))
     else:
         path.write_text(content)
     start = time.monotonic()

@@ -14,6 +14,7 @@ following links, and a link that leads out of the submission is refused.
 from __future__ import annotations
 
 import ast
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests", "node_modules"}
 MIB = 1024 * 1024
 MAX_FILE_BYTES = {".py": 1 * MIB, ".ipynb": 8 * MIB}
 MAX_CODE_BYTES = 2 * MIB  # all the code parsed for one submission, notebook cells included
+MAX_CELLS = 2000  # per notebook: validating one costs time per cell (110,000 cells in 8 MB: 20 s)
 MAX_FILES = 200  # .py and .ipynb files read in a directory
 MAX_TOTAL_BYTES = 32 * MIB  # all of them together
 MAX_ENTRIES = 5000  # directory entries looked at while searching for them
@@ -225,7 +227,14 @@ def read_notebook(path: Path, display: str) -> SourceFile:
     from grader.submission.notebook import notebook_cells
 
     source = SourceFile(path, display, "ipynb")
-    for cell_number, code in notebook_cells(read_bytes(path, display), display):
+    raw = read_bytes(path, display)
+    try:
+        cells = json.loads(raw).get("cells")
+    except (ValueError, AttributeError, RecursionError):
+        cells = None  # not a notebook: notebook_cells says so
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        raise InputError(f"{display}: {len(cells)} cells are too many to grade (at most {MAX_CELLS})")
+    for cell_number, code in notebook_cells(raw, display):
         source.units.append(Unit(f"{display} [cell {cell_number}]", code, cell_number))
     return source
 
