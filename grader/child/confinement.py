@@ -119,25 +119,27 @@ SYSCALLS = {
 }
 
 
-def libc():
+def libc() -> ctypes.CDLL:
+    """The C library, with ``errno`` kept for ``check``."""
     return ctypes.CDLL(None, use_errno=True)
 
 
-def check(result, what):
+def check(result: int, what: str) -> None:
     """Raise ``OSError`` for a libc call that returned -1."""
     if result != 0:
         error = ctypes.get_errno()
         raise OSError(error, f"{what}: {os.strerror(error)}")
 
 
-def mount(source, target, fstype=None, flags=0, data=None):
+def mount(source: str | None, target: str, fstype: str | None = None, flags: int = 0,
+          data: str | None = None) -> None:
     def encode(text):
         return text.encode() if text is not None else None
 
     check(libc().mount(encode(source), encode(target), encode(fstype), flags, encode(data)), f"mount {target}")
 
 
-def bind(source, target, device=False):
+def bind(source: str, target: str, device: bool = False) -> None:
     """A read-only, nosuid (and but for a ``device``, nodev) bind of ``source`` at ``target``.
 
     The flags the source mount already has are kept: inside a user namespace a
@@ -149,14 +151,14 @@ def bind(source, target, device=False):
     mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | (0 if device else MS_NODEV) | kept)
 
 
-def mountpoint(path, directory):
+def mountpoint(path: str, directory: bool) -> None:
     """An empty directory, or an empty file, at ``path`` for something to be mounted on."""
     os.makedirs(path if directory else os.path.dirname(path), mode=0o755, exist_ok=True)
     if not directory and not os.path.exists(path):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
 
 
-def new_root(plan):
+def new_root(plan: dict) -> None:
     """Replace the whole filesystem view with a minimal root (see the module docstring).
 
     ``plan`` says what to bind (``binds``), which top-level links to recreate
@@ -214,7 +216,7 @@ def new_root(plan):
     os.chdir(workdir)
 
 
-def cover(hidden, names):
+def cover(hidden: list[str], names: list[str]) -> None:
     """Empty read-only mounts over the grader's own files wherever the new root still shows them.
 
     ``hidden`` are its package directories as the grading process found them;
@@ -230,12 +232,13 @@ def cover(hidden, names):
                   "size=4k,nr_inodes=4,mode=0755")
 
 
-def in_initial_user_namespace():
+def in_initial_user_namespace() -> bool:
+    """Whether this process is real root's kind (no user namespace), by its uid map."""
     with open("/proc/self/uid_map", encoding="ascii") as uid_map:
         return uid_map.read().split() == ["0", "0", "4294967295"]
 
 
-def capabilities():
+def capabilities() -> int:
     """The effective and permitted capability masks of this process."""
     found = {}
     with open("/proc/self/status", encoding="ascii") as status:
@@ -245,7 +248,7 @@ def capabilities():
     return found.get("CapEff", -1) | found.get("CapPrm", -1)
 
 
-def readable_by_nobody(paths):
+def readable_by_nobody(paths: list[str]) -> bool:
     """Whether ``nobody`` could read every one of ``paths`` (and reach them), by permission bits."""
     for path in paths:
         current = "/"
@@ -260,7 +263,7 @@ def readable_by_nobody(paths):
     return True
 
 
-def drop_privileges(workdir):
+def drop_privileges(workdir: str) -> str:
     """Give up root for good; return who the child now is, for the report.
 
     Real root (no user namespace) becomes ``nobody`` when ``nobody`` can read
@@ -295,11 +298,12 @@ def drop_privileges(workdir):
     return who
 
 
-def instruction(code, k, jt=0, jf=0):
+def instruction(code: int, k: int, jt: int | str = 0, jf: int | str = 0) -> list:
+    """One BPF instruction; a jump target may be a label until ``seccomp_program`` resolves it."""
     return [code, jt, jf, k]
 
 
-def seccomp_program(arch, table, own_pid):
+def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tuple[int, int, int, int]]:
     """The filter as (code, jt, jf, k) instructions; jumps may name labels, resolved at the end."""
     deny, allow = "deny", "allow"
     program = [
@@ -336,7 +340,7 @@ def seccomp_program(arch, table, own_pid):
     return [tuple(ins) for ins in program]
 
 
-def install_seccomp():
+def install_seccomp() -> bool:
     """Install the filter on this process (needs no_new_privs); False where the platform has none."""
     known = SYSCALLS.get(os.uname().machine)
     if known is None:
@@ -348,7 +352,7 @@ def install_seccomp():
     return libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) == 0
 
 
-def apply(plan):
+def apply(plan: dict) -> dict:
     """Carry out ``plan``; return what held, as plain data for the report.
 
     Every step is tried even when an earlier one failed: a layer that holds is
