@@ -15,8 +15,9 @@ each step needing the privileges the next one gives up:
    not hidden: they are simply not there. Where the interpreter's own
    site-packages hold the grader or the reference engine, those directories
    are covered by empty read-only mounts;
-2. no privileges (``drop_privileges``): real root becomes ``nobody``; root of a
-   user namespace keeps its uid but loses every capability, for good
+2. no privileges (``drop_privileges``): real root becomes ``nobody`` (keeping
+   only the right to read files where ``nobody`` cannot read the interpreter);
+   root of a user namespace keeps its uid but loses every capability, for good
    (securebits locked, bounding set emptied);
 3. ``PR_SET_NO_NEW_PRIVS``, so no executable can give any of it back;
 4. a seccomp filter (``seccomp_program``) refusing the system calls no
@@ -52,6 +53,7 @@ SECCOMP_MODE_FILTER = 2
 # SECBIT_NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock
 LOCKED_SECUREBITS = 0b11111111
 CAPABILITY_VERSION_3 = 0x20080522
+CAP_DAC_READ_SEARCH = 2
 
 # Classic BPF as seccomp reads it: struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6];}
 BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_JSET_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
@@ -266,23 +268,28 @@ def readable_by_nobody(paths: list[str]) -> bool:
 def drop_privileges(workdir: str) -> str:
     """Give up root for good; return who the child now is, for the report.
 
-    Real root (no user namespace) becomes ``nobody`` when ``nobody`` can read
-    the interpreter, and the working directory is handed over to it. Root of a
-    user namespace cannot change uid (only 0 is mapped): it keeps uid 0, which
-    is the invoking user outside, but, like real root that stays root, loses
-    every capability: securebits locked, bounding and ambient sets emptied,
-    then effective, permitted and inheritable sets cleared.
+    Real root (no user namespace) becomes ``nobody``, and the working directory
+    is handed over to it; where ``nobody`` cannot read the interpreter (pyenv
+    under ``/root``), it keeps one capability, to read and search any file
+    (``CAP_DAC_READ_SEARCH``), and still cannot write, chmod or signal anything
+    of root's. Root of a user namespace cannot change uid (only 0 is mapped):
+    it keeps uid 0, which is the invoking user outside, and loses every
+    capability. Either way securebits are locked and the bounding and ambient
+    sets emptied before the effective and permitted sets are set.
     """
     c = libc()
     if os.geteuid() != 0:
         return f"uid {os.geteuid()}"
-    c.prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0)
+    c.prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0)  # NO_SETUID_FIXUP: capset decides, not setresuid
     for cap in range(64):
         if c.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
             break
     c.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    who = "root of a user namespace" if not in_initial_user_namespace() else "root"
-    if who == "root" and readable_by_nobody([p for p in sys.path if os.path.exists(p)] + [os.path.dirname(workdir)]):
+    kept = 0
+    who = "root of a user namespace"
+    if in_initial_user_namespace():
+        if not readable_by_nobody([p for p in sys.path if os.path.exists(p)] + [os.path.dirname(workdir)]):
+            kept = 1 << CAP_DAC_READ_SEARCH
         os.chown(workdir, NOBODY, NOBODY)
         parent = os.getppid()
         os.setgroups([])
@@ -293,8 +300,9 @@ def drop_privileges(workdir: str) -> str:
         c.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
         if os.getppid() != parent:
             os._exit(1)
-        who = "nobody"
-    check(c.capset(struct.pack("Ii", CAPABILITY_VERSION_3, 0), ctypes.create_string_buffer(24)), "capset")
+        who = "nobody, reading files as root (nobody cannot read the interpreter)" if kept else "nobody"
+    check(c.capset(struct.pack("Ii", CAPABILITY_VERSION_3, 0), struct.pack("6I", kept, kept, 0, 0, 0, 0)),
+          "capset")
     return who
 
 

@@ -8,8 +8,8 @@ Layers, from always there to best effort:
    processes, sockets, ``ctypes``, forbidden imports and writes outside the
    working directory;
 2. on Linux, whatever the namespaces: no privileges (real root becomes
-   ``nobody``, or keeps uid 0 without any capability), ``PR_SET_NO_NEW_PRIVS``
-   and a seccomp filter (see ``grader.child.confinement``);
+   ``nobody``, the root of a user namespace keeps no capability),
+   ``PR_SET_NO_NEW_PRIVS`` and a seccomp filter (see ``grader.child.confinement``);
 3. Linux namespaces through ``unshare`` (as root, or as a user where user
    namespaces are allowed): a private PID namespace, so every process the
    submission starts dies with it; no network; private IPC and host name;
