@@ -276,8 +276,7 @@ def merge_interface_problems(report: Report, constructor: Location | None) -> No
 
 
 def session_sandbox(session: Session) -> dict:
-    detected = sandbox.detect()
-    return detected.to_json({"filesystem": session.filesystem} if session.filesystem else None)
+    return sandbox.detect().to_json(session.confinement)
 
 
 def grade(path: Path, options: Options | None = None) -> Report:
@@ -323,6 +322,8 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                 report.warnings.append("the submission printed more than the report keeps; the rest was dropped")
             cheating(submission, session, report)
             report.sandbox = session_sandbox(session)
+            if (warning := sandbox.not_tamper_proof(report.sandbox)) is not None:
+                report.warnings.append(warning)
         finally:
             session.close()
     return report

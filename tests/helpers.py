@@ -19,15 +19,23 @@ def micrograde(*args: str, cwd: Path | None = None, timeout: float = 120) -> sub
                           cwd=cwd or ROOT, env=env, timeout=timeout)
 
 
-def processes_with(*marks: bytes) -> list[str]:
-    """The pids of running processes whose command line holds any of ``marks``."""
+def processes_with(*marks: bytes, session: int | None = None) -> list[str]:
+    """The pids of running processes with any of ``marks`` as a whole command-line argument.
+
+    Marks are made unique by the test (a pid, a random suffix), and ``session``
+    narrows the search to one session (a process the test started with
+    ``start_new_session=True`` and what it started): the machine may be running
+    other graders' processes, which are none of the test's business.
+    """
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                cmdline = (entry / "cmdline").read_bytes()
+                arguments = (entry / "cmdline").read_bytes().split(b"\0")
+                stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            if any(mark in cmdline for mark in marks):
+            in_session = session is None or int(stat.rpartition(")")[2].split()[3]) == session
+            if in_session and any(mark in arguments for mark in marks):
                 found.append(entry.name)
     return found

@@ -16,6 +16,8 @@ import pytest
 from helpers import ROOT, SOLUTION, micrograde, processes_with
 from recipes import run_recipe
 
+from grader.child.process import child_mark
+
 OVERWRITE = SOLUTION.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad").replace(
     "other.grad += self.data * out.grad", "other.grad = self.data * out.grad")
 HANGS = SOLUTION.replace('        out = Value(self.data + other.data, (self, other), "+")',
@@ -156,10 +158,11 @@ def test_a_dying_grading_process_costs_only_its_student(tmp_path):
     (folder / "zed.py").write_text(HANGS)  # graded last; its worker is killed while it waits
     out = tmp_path / "results"
     process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
-                                "--jobs", "1", "--timeout", "20"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+                                "--jobs", "1", "--timeout", "20"], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
     assert process.stderr.readline().startswith("1/2 alice")
     time.sleep(1.0)
-    workers = processes_with(b"grader.staff.batch_process")
+    workers = processes_with(b"grader.staff.batch_process", session=process.pid)
     assert workers
     for worker in workers:
         os.kill(int(worker), signal.SIGKILL)
@@ -170,9 +173,10 @@ def test_a_dying_grading_process_costs_only_its_student(tmp_path):
     assert "died" in json.loads((out / "reports" / "zed.json").read_text())["error"]
     # the dead worker's own child, stuck in zed's loop, died with it
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and processes_with(b"micrograde-child"):
+    children = [child_mark(int(worker)).encode() for worker in workers]
+    while time.monotonic() < deadline and processes_with(*children):
         time.sleep(0.1)
-    assert processes_with(b"micrograde-child") == []
+    assert processes_with(*children) == []
 
 
 

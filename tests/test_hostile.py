@@ -18,26 +18,17 @@ import pytest
 from helpers import SOLUTION, processes_with
 
 import reference
-from grader.child import sandbox
-from grader.child.process import CHILD_MARK
+from grader.child.process import child_mark
 from grader.grade import Options, grade
 
 TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")
 REFERENCE_DIR = Path(reference.__file__).resolve().parent
-
-
-@pytest.fixture(params=["auto", "none"])
-def mode(request, monkeypatch):
-    monkeypatch.setenv("MICROGRADE_SANDBOX", request.param)
-    sandbox.detect.cache_clear()
-    if request.param == "auto" and not sandbox.detect().isolated:
-        pytest.skip(f"no namespaces on this machine: {sandbox.detect().detail}")
-    yield request.param
-    sandbox.detect.cache_clear()
+SLEEPER = f"micrograde-test-sleeper-{uuid.uuid4().hex}"  # marks the processes these tests try to leave behind
 
 
 def leftover_children() -> list[str]:
-    return processes_with(CHILD_MARK.encode(), b"micrograde-test-sleeper")
+    """Children started by this test process, and processes these tests tried to leave behind: no others."""
+    return processes_with(child_mark().encode(), SLEEPER.encode())
 
 
 def run(tmp_path: Path, source: str, timeout: float = 10.0, bound: float = 30.0, name: str = "work.py"):
@@ -134,7 +125,7 @@ def test_leaving_inside_backward(tmp_path, mode, statement, why):
 def test_background_process_and_thread_are_refused(tmp_path, mode):
     source = SOLUTION + (
         "\nimport subprocess, threading\n"
-        "try:\n    subprocess.Popen(['sleep', '600', 'micrograde-test-sleeper'])\nexcept PermissionError:\n"
+        f"try:\n    subprocess.Popen(['sleep', '600', '{SLEEPER}'])\nexcept PermissionError:\n"
         "    pass\n"
         "try:\n    threading.Thread(target=lambda: None, daemon=True).start()\nexcept RuntimeError:\n    pass\n"
         "import os\ntry:\n    os.fork()\nexcept PermissionError:\n    pass\n"
@@ -146,7 +137,7 @@ def test_background_process_and_thread_are_refused(tmp_path, mode):
 def test_process_started_by_an_op_is_gone_afterwards(tmp_path, mode):
     # The audit hook refuses this; were it bypassed, the pid namespace (or the
     # process group) still takes the process down with the child.
-    source = inject(ADD, "import subprocess\nsubprocess.Popen(['sleep', '600', 'micrograde-test-sleeper'])")
+    source = inject(ADD, f"import subprocess\nsubprocess.Popen(['sleep', '600', '{SLEEPER}'])")
     report = run(tmp_path, source, bound=20)
     assert_only(report, {"add": ["crash"]})
 
@@ -282,8 +273,9 @@ def test_the_sandbox_is_reported(tmp_path, mode):
     report = run(tmp_path, SOLUTION, bound=20)
     assert report.sandbox["mode"] == ("namespaces" if mode == "auto" else "limits")
     assert report.sandbox["audit_hook"] is True
+    assert report.sandbox["tamper_proof"] is (mode == "auto")
     if mode == "auto":
-        assert report.sandbox["filesystem"].startswith("grader files hidden")
+        assert report.sandbox["filesystem"].startswith("minimal root")
 
 
 def test_notebook_shell_escapes_never_run(tmp_path, mode):

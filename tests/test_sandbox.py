@@ -1,77 +1,188 @@
-"""The kernel-level layer on its own, without the audit hook: what namespaces really stop."""
+"""The kernel-level layers on their own, without the audit hook: what they really stop.
+
+A probe process is started exactly as the grader starts a child (same command
+wrapper, limits, environment and confinement plan), applies the confinement,
+then, with ``ctypes`` at hand as if it had got around the audit hook, tries
+every escape it can and prints what happened. Run in both modes: with
+namespaces, and with them turned off as on a machine without any.
+"""
 
 from __future__ import annotations
 
+import json
 import os
-import signal
 import subprocess
 import sys
-import time
+import uuid
+from pathlib import Path
 
 import pytest
 from helpers import ROOT, processes_with
 
 from grader.child import sandbox
+from grader.child.process import CONFINEMENT_SOURCE
 
 PROBE = r"""
-import os, subprocess, sys
-sys.path.insert(0, sys.argv[1])
-from grader.child.harness import confine
-workdir, hidden, outside = sys.argv[2], sys.argv[3], sys.argv[4]
-print("confine:", confine(workdir, [hidden]))
-def attempt(what, action):
+import ctypes, json, os, resource, signal, socket, subprocess, sys, types
+module = types.ModuleType("confinement")
+exec(compile(sys.argv[1], "<confinement>", "exec"), module.__dict__)
+plan, targets = json.loads(sys.argv[2]), json.loads(sys.argv[3])
+print(json.dumps({"held": module.apply(plan)}), flush=True)
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+results = {}
+
+def attempt(name, action):
     try:
-        action()
-        print(what, "ok")
+        result = action()
     except OSError as exc:
-        print(what, "refused", exc.errno)
-attempt("write-outside", lambda: open(outside, "w").write("x"))
-attempt("write-inside", lambda: open(os.path.join(workdir, "f"), "w").write("x"))
-attempt("read-hidden", lambda: open(os.path.join(hidden, "engine.py")).read())
-import socket
-attempt("network", lambda: socket.create_connection(("127.0.0.1", 9), timeout=1))
-# a daemon that escapes its process group: setsid in a double fork
-subprocess.Popen(["sh", "-c", "setsid sh -c 'sleep 600 micrograde-escapee' &"])
-sys.stdout.flush()
-import time
-time.sleep(0.5)
+        results[name] = exc.errno or -1
+        return
+    except ValueError:  # what setrlimit makes of EPERM
+        results[name] = -1
+        return
+    if isinstance(result, int) and result < 0:
+        results[name] = ctypes.get_errno()
+    else:
+        results[name] = "ok"
+
+def raw(name, *args):
+    numbers = {"x86_64": {"unshare": 272, "setns": 308, "ptrace": 101, "pidfd_open": 434, "bpf": 321,
+                          "keyctl": 250, "clone": 56, "memfd_create": 319, "pivot_root": 155},
+               "aarch64": {"unshare": 97, "setns": 268, "ptrace": 117, "pidfd_open": 434, "bpf": 280,
+                           "keyctl": 219, "clone": 220, "memfd_create": 279, "pivot_root": 41}}
+    return lambda: libc.syscall(numbers[os.uname().machine][name], *args)
+
+def write(path, data=b"x"):
+    with open(path, "wb") as out:
+        out.write(data)
+
+def fill(count, size):
+    for i in range(count):
+        write(f"fill-{i}", b"\0" * size)
+
+parent = os.getppid()
+attempt("remount root read-write", lambda: libc.mount(None, b"/", None, 32 | 4096, None))
+attempt("unmount /proc", lambda: libc.umount2(b"/proc", 2))
+attempt("mount a tmpfs", lambda: libc.mount(b"x", b"/tmp", b"tmpfs", 0, None))
+attempt("pivot_root", raw("pivot_root", b"/", b"/"))
+attempt("unshare a user namespace", raw("unshare", 0x10000000 | 0x00020000))
+attempt("setns", lambda: libc.syscall(308 if os.uname().machine == "x86_64" else 268,
+                                      os.open("/proc/self/ns/mnt", os.O_RDONLY), 0))
+attempt("ptrace the parent", raw("ptrace", 16, parent, 0, 0))
+attempt("pidfd_open the parent", raw("pidfd_open", parent, 0))
+attempt("bpf", raw("bpf", 0, 0, 0))
+attempt("keyctl", raw("keyctl", 0, -3, 0))
+attempt("clone a process", raw("clone", signal.SIGCHLD, 0, 0, 0, 0))
+attempt("fork", lambda: os.fork() or os._exit(0))
+attempt("fork_exec", lambda: subprocess.Popen(["true"]).wait())
+attempt("execve", lambda: os.execv("/bin/true", ["true"]))
+attempt("unix socket", lambda: socket.socket(socket.AF_UNIX).connect("/run/docker.sock"))
+attempt("network socket", lambda: socket.socket(socket.AF_INET))
+attempt("kill the parent", lambda: os.kill(parent, 0))
+attempt("kill every process", lambda: os.kill(-1, 0))
+attempt("real-time scheduling", lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1)))
+attempt("set a resource limit", lambda: resource.setrlimit(resource.RLIMIT_NOFILE,
+                                                          resource.getrlimit(resource.RLIMIT_NOFILE)))
+attempt("memfd", raw("memfd_create", b"x", 0))
+attempt("mkfifo", lambda: os.mkfifo(targets["fifo"]))
+attempt("mknod", lambda: os.mknod("node"))
+attempt("chown", lambda: (write("owned"), os.chown("owned", 0, 0)))
+attempt("setxattr", lambda: (write("tagged"), os.setxattr("tagged", "user.x", b"1")))
+attempt("write outside", lambda: write(targets["outside"]))
+attempt("chmod outside", lambda: os.chmod(targets["canary"], 0o777))
+attempt("read the reference", lambda: open(targets["reference"], "rb").read())
+attempt("read a copy of the reference", lambda: open(targets["copy"], "rb").read())
+attempt("read the grader's environment", lambda: open(f"/proc/{parent}/environ", "rb").read())
+attempt("write in the working directory", lambda: (os.makedirs("plots"), write("plots/loss.png")))
+if plan["isolated"]:
+    attempt("fill the working directory", lambda: fill(20, 15 * 1024 * 1024))
+    for name in os.listdir("."):
+        if name.startswith("fill-"):
+            os.remove(name)
+    attempt("make many files", lambda: fill(plan["work_files"] + 10, 0))
+capabilities = next(int(line.split()[1], 16) for line in open("/proc/self/status") if line.startswith("CapEff"))
+print(json.dumps({"results": results, "uid": os.getuid(), "capabilities": capabilities,
+                  "root": sorted(os.listdir("/"))}), flush=True)
 """
+REFUSED = (
+    "remount root read-write", "unmount /proc", "mount a tmpfs", "pivot_root", "unshare a user namespace", "setns",
+    "ptrace the parent", "pidfd_open the parent", "bpf", "keyctl", "clone a process", "fork", "fork_exec", "execve",
+    "unix socket", "network socket", "kill the parent", "kill every process", "real-time scheduling",
+    "set a resource limit", "memfd", "mkfifo", "mknod", "chown", "setxattr",
+)
 
 
 @pytest.fixture
-def isolated():
+def box(mode):
+    return sandbox.detect()
+
+
+def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
+    """Run the probe as a child; what held, and what each attempt gave (``"ok"`` or an errno)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    targets = {"outside": str(tmp_path / "outside"), "fifo": str(tmp_path / "fifo"),
+               "canary": str(tmp_path / "canary"), "reference": str(ROOT / "reference" / "engine.py"),
+               "copy": str(tmp_path / "copy" / "engine.py")}
+    Path(targets["canary"]).write_text("canary")
+    os.chmod(targets["canary"], 0o600)
+    Path(targets["copy"]).parent.mkdir()
+    Path(targets["copy"]).write_bytes(Path(targets["reference"]).read_bytes())
+    argv = [sys.executable, "-s", "-P", "-c", PROBE, CONFINEMENT_SOURCE, json.dumps(box.plan(work.resolve())),
+            json.dumps(targets)]
+    result = subprocess.run(box.wrap(argv), capture_output=True, text=True, timeout=60, cwd=work,
+                            env=sandbox.environment(str(work)), start_new_session=True,
+                            preexec_fn=lambda: sandbox.limits(30))
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(lines) == 2, result.stdout + result.stderr
+    assert not (tmp_path / "outside").exists() or not box.isolated
+    assert not (tmp_path / "fifo").exists()
+    return lines[0]["held"], lines[1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp and namespaces are Linux's")
+def test_escapes_without_the_audit_hook(box, tmp_path, monkeypatch):
+    monkeypatch.setenv("MICROGRADE_SECRET", "s3cret")  # in this process's environment, the child's parent
+    held, seen = probe(box, tmp_path)
+    results = seen["results"]
+    assert held["no_new_privs"] is True and held["seccomp"] is True
+    # none, but where nobody cannot read the interpreter: then reading (not writing) as root
+    assert held["capabilities_left"] is held["user"].startswith("nobody, reading files as root")
+    assert seen["capabilities"] == (4 if held["capabilities_left"] else 0)  # CAP_DAC_READ_SEARCH
+    assert {name: results[name] for name in REFUSED if results[name] == "ok"} == {}
+    assert results["write in the working directory"] == "ok"
+    if box.isolated:
+        assert held["filesystem"] == "minimal root"
+        # Nothing of the machine but the system and the interpreter: no checkout, no other file.
+        assert not {"home", "srv", "var", "mnt", "opt", "run"} & set(seen["root"])
+        for name in ("write outside", "chmod outside", "read the reference", "read a copy of the reference",
+                     "read the grader's environment", "fill the working directory", "make many files"):
+            assert results[name] != "ok", name
+        assert (tmp_path / "canary").stat().st_mode & 0o777 == 0o600
+    else:
+        # Without namespaces the filesystem is shared: only the audit hook guards it (see test_confinement).
+        assert held["filesystem"] == "shared with the grader"
+    if os.geteuid() == 0:
+        # Run by root, the child is nobody: it may not look into the grader, nor write or chmod root's files.
+        assert seen["uid"] == 65534 and held["user"].startswith("nobody")
+        for name in ("read the grader's environment", "write outside", "chmod outside"):
+            assert results[name] != "ok", name
+
+
+def test_a_daemon_dies_with_its_sandbox(tmp_path):
+    """Even were process creation allowed, the PID namespace takes every process down with the child."""
     sandbox.detect.cache_clear()
     box = sandbox.detect()
     if not box.isolated:
         pytest.skip(f"no namespaces on this machine: {box.detail}")
-    return box
-
-
-def escapees() -> list[str]:
-    return processes_with(b"micrograde-escapee")
-
-
-def test_namespaces_confine_without_the_audit_hook(isolated, tmp_path):
-    work = tmp_path / "work"
-    work.mkdir()
-    outside = tmp_path / "outside"
-    hidden = ROOT / "reference"
-    argv = isolated.wrap([sys.executable, "-c", PROBE, str(ROOT), str(work), str(hidden), str(outside)])
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=30, start_new_session=True)
-    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
-    assert lines["confine:"].startswith("grader files hidden; read-only"), result.stdout + result.stderr
-    assert lines["write-outside"].startswith("refused")
-    assert lines["write-inside"] == "ok"
-    assert lines["read-hidden"].startswith("refused")
-    assert lines["network"].startswith("refused")
-    assert not outside.exists()
-    assert (hidden / "engine.py").is_file()  # hidden only inside the sandbox
-    deadline = time.monotonic() + 5
-    while escapees() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    leftover = escapees()
+    mark = f"micrograde-escapee-{uuid.uuid4().hex}"
+    code = f"import subprocess; subprocess.Popen(['sh', '-c', \"setsid sh -c 'sleep 600 {mark}' &\"]); " \
+           "import time; time.sleep(0.5)"
+    subprocess.run(box.wrap([sys.executable, "-c", code]), timeout=30, start_new_session=True)
+    leftover = processes_with(mark.encode())
     for pid in leftover:
-        os.kill(int(pid), signal.SIGKILL)
+        os.kill(int(pid), 9)
     assert leftover == [], "a daemonised process outlived its sandbox"
 
 
@@ -90,6 +201,9 @@ def test_turning_namespaces_off(monkeypatch):
     try:
         box = sandbox.detect()
         assert box.mode == "limits" and box.wrap(["python"]) == ["python"]
-        assert box.to_json()["processes_contained"] is False
+        section = box.to_json({"filesystem": "shared with the grader", "capabilities_left": False,
+                               "no_new_privs": True, "seccomp": True})
+        assert section["processes_contained"] is False and section["tamper_proof"] is False
+        assert "not tamper-proof" in sandbox.not_tamper_proof(section)
     finally:
         sandbox.detect.cache_clear()

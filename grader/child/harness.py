@@ -11,10 +11,11 @@ Requests and replies are JSON lines on two private file descriptors passed on
 the command line; the submission's own stdout and stderr go elsewhere.
 
 Before any submission code runs, the harness confines itself (see ``confine``
-and ``Guard``): with namespaces it hides the grader's files and makes the
-filesystem read-only but for the working directory; always, an audit hook
-refuses what no solution needs (processes, signals, sockets, ``ctypes``,
-threads, writes outside the working directory) and records what counts as
+and ``Guard``): with namespaces it moves into a minimal root where the grader's
+files do not exist; on Linux it gives up its privileges and installs a seccomp
+filter (``grader.child.confinement``); always, an audit hook refuses what
+no solution needs (processes, signals, sockets, ``ctypes``, threads, writes
+outside the working directory) and records what counts as
 cheating (importing an autograd library or the grader, reading its files).
 
 Expressions arrive as a list of nodes in topological order, the last being the
@@ -545,6 +546,15 @@ PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
+def another_process(path):
+    """Whether ``path`` is in another process's ``/proc`` entry (the grader's environment, command line...).
+
+    Without a PID namespace the child shares ``/proc`` with the grading process.
+    """
+    parts = path.split(os.sep)
+    return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and parts[2] != str(os.getpid())
+
+
 class Guard:
     """The audit hook: refuses what no solution needs, records what counts as cheating."""
 
@@ -586,6 +596,8 @@ class Guard:
             if self.inside(path, self.hidden):
                 self.note(f"read {path}")
                 raise PermissionError(f"{path}: the grader's files are off limits")
+            if another_process(path):
+                raise PermissionError(f"{path}: other processes are off limits")
             mode, flags = args[1], args[2]
             writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
                 isinstance(flags, int) and flags & WRITE_FLAGS)
@@ -735,50 +747,24 @@ def no_threads(*args, **kwargs):
     raise RuntimeError("starting threads is not allowed while grading")
 
 
-def confine(workdir, hidden):
-    """Inside fresh mount namespace: hide the grader's files, make everything else read-only.
+def confine(request):
+    """Have the process confine itself as the grading process planned (``grader.child.confinement``).
 
-    Returns how far it got, for the report. Runs before any submission code,
-    so it may use ``ctypes``.
+    That module arrives as source text, like the reference engine, so that the
+    child needs nothing importable from the grader. Runs before any submission
+    code; returns what held, for the report.
     """
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
-
-    def mount(source, target, fstype, flags, data):
-        return libc.mount(source.encode() if source else None, target.encode(),
-                          fstype.encode() if fstype else None, flags, data.encode() if data else None) == 0
-
-    mount(None, "/", None, MS_REC | MS_PRIVATE, None)
-    hidden_ok = all(mount("micrograde", h, "tmpfs", MS_RDONLY, "size=16k,mode=755") for h in hidden)
-    if os.path.isdir("/dev/shm"):
-        mount("micrograde", "/dev/shm", "tmpfs", 0, "size=16m")
-    mount(workdir, workdir, None, MS_BIND, None)
-    readonly = True
-    with open("/proc/self/mountinfo", encoding="utf-8") as info:
-        points = [line.split()[4] for line in info]
-    for point in points:
-        point = point.replace("\\040", " ")
-        if point == workdir or point.startswith(("/proc", "/sys", "/dev")) or point in hidden:
-            continue
-        if not mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) and point == "/":
-            readonly = False
-    if hidden_ok and readonly:
-        return "grader files hidden; read-only outside the working directory"
-    if hidden_ok:
-        return "grader files hidden; the filesystem stays writable"
-    return "not confined (mounts refused)"
+    module = types.ModuleType("confinement")
+    try:
+        exec(compile(request["source"], "<confinement>", "exec"), module.__dict__)
+        return module.apply(request["plan"])
+    except Exception as exc:  # noqa: BLE001 - reported, and the grading process trusts nothing it did not hear
+        return {"filesystem": f"not confined ({type(exc).__name__}: {exc})"}
 
 
 def start_guards(request):
-    """Confine the process and install the audit hook; return the guard and a summary."""
-    summary = "blocked in Python only"
-    if request.get("confine"):
-        try:
-            summary = confine(request["workdir"], request["hidden"])
-        except OSError as exc:
-            summary = f"not confined ({exc})"
+    """Confine the process, then install the audit hook; return the guard and what held."""
+    held = confine(request["confinement"])
     guard = Guard(request["workdir"], request["hidden"])
     sys.addaudithook(guard)
     import _thread
@@ -790,7 +776,7 @@ def start_guards(request):
     sys.stdout = CappedOutput(1, request["output_cap"])
     sys.stderr = CappedOutput(2, request["output_cap"])
     guard.active = True
-    return guard, summary
+    return guard, held
 
 
 def main():
@@ -805,8 +791,8 @@ def main():
         if request["kind"] == "init":
             if request.get("engine"):
                 api["engine"] = load_engine(request["engine"])
-            guard, summary = start_guards(request)
-            reply = {"filesystem": summary}
+            guard, held = start_guards(request)
+            reply = {"confinement": held}
         else:
             handler = HANDLERS[request["kind"]]
             if request["kind"] != "load" and request.get("needs", "Value") not in api:

@@ -4,6 +4,11 @@ A ``Worker`` starts ``grader/child/harness.py`` in its own process and session,
 talks to it over a private pair of pipes, and enforces a deadline on every
 reply. A child that hangs, dies or answers garbage is killed and reported as
 ``WorkerLost``; the caller decides what that costs and starts a fresh one.
+
+The grading process never opens a path the child could have touched: the
+child's stdout and stderr are unnamed files (``Streams``), created before it
+starts and read back through their descriptors, so no link planted in the
+working directory can make the grader read or write anything else.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,6 +27,7 @@ import reference.nn
 from grader.child import sandbox
 
 HARNESS_SOURCE = Path(__file__).with_name("harness.py").read_text(encoding="utf-8")
+CONFINEMENT_SOURCE = Path(__file__).with_name("confinement.py").read_text(encoding="utf-8")
 # Read once, when the grader starts: nothing a submission does later can change
 # what the next child is given. The training engine with the reference MLP on
 # top goes only to the child that grades train_step.
@@ -30,7 +37,14 @@ TRAINING_ENGINE = "\n\n".join((
 ))
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 OUTPUT_CAP_BYTES = 64 * 1024
-CHILD_MARK = "micrograde-child"  # in every child's command line, so a leftover one can be found
+# In every child's command line, with the pid of the grading process that started it,
+# so that a leftover child can be found, and told from another grader's.
+CHILD_MARK = "micrograde-child"
+
+
+def child_mark(grader_pid: int | None = None) -> str:
+    """The command-line mark of the children started by grading process ``grader_pid`` (this one)."""
+    return f"{CHILD_MARK}:{grader_pid or os.getpid()}"
 
 
 class WorkerLost(BaseException):
@@ -51,13 +65,30 @@ class WorkerLost(BaseException):
         return "timeout" if self.reason == "timeout" else "error"
 
 
+class Streams:
+    """Where one child's stdout and stderr go: files without a name, read back by descriptor.
+
+    They are closed with this object, once the report has what they hold.
+    """
+
+    def __init__(self) -> None:
+        self.stdout = tempfile.TemporaryFile()
+        self.stderr = tempfile.TemporaryFile()
+
+    def read(self, stream: str) -> bytes:
+        """The first ``OUTPUT_CAP_BYTES`` of ``stream`` (``"stdout"`` or ``"stderr"``)."""
+        handle = getattr(self, stream)
+        handle.seek(0)
+        return handle.read(OUTPUT_CAP_BYTES)
+
+
 class Worker:
     """One child process, started on first use."""
 
-    def __init__(self, workdir: Path, cpu_seconds: int = 120, number: int = 1, training: bool = False):
+    def __init__(self, workdir: Path, streams: Streams, cpu_seconds: int = 120, training: bool = False):
         self.workdir = workdir
+        self.streams = streams
         self.training = training  # this child grades train_step: it gets the training engine
-        self.number = number  # names this child's output files
         self.cpu_seconds = cpu_seconds
         self.sandbox = sandbox.detect()
         self.process: subprocess.Popen | None = None
@@ -68,15 +99,13 @@ class Worker:
     def start(self) -> None:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        out = open(self.workdir / f"stdout.{self.number}", "wb")
-        err = open(self.workdir / f"stderr.{self.number}", "wb")
-        argv = [sys.executable, "-s", "-P", "-c", HARNESS_SOURCE, CHILD_MARK, str(req_r), str(rep_w)]
+        argv = [sys.executable, "-s", "-P", "-c", HARNESS_SOURCE, child_mark(), str(req_r), str(rep_w)]
         try:
             self.process = subprocess.Popen(
                 self.sandbox.wrap(argv),
                 stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
+                stdout=self.streams.stdout,
+                stderr=self.streams.stderr,
                 cwd=self.workdir,
                 env=sandbox.environment(str(self.workdir)),
                 pass_fds=(req_r, rep_w),
@@ -86,15 +115,14 @@ class Worker:
         finally:
             os.close(req_r)
             os.close(rep_w)
-            out.close()
-            err.close()
         self._requests = os.fdopen(req_w, "wb", buffering=0)
         self._replies = rep_r
         self._buffer = b""
+        workdir = self.workdir.resolve()
         self.init_id = self.send({
-            "kind": "init", "engine": TRAINING_ENGINE if self.training else None,
-            "workdir": str(self.workdir.resolve()),
-            "hidden": sandbox.hidden_paths(), "confine": self.sandbox.isolated, "output_cap": OUTPUT_CAP_BYTES,
+            "kind": "init", "engine": TRAINING_ENGINE if self.training else None, "workdir": str(workdir),
+            "hidden": sandbox.hidden_paths(), "output_cap": OUTPUT_CAP_BYTES,
+            "confinement": {"source": CONFINEMENT_SOURCE, "plan": self.sandbox.plan(workdir)},
         })
         self._unawaited = {self.init_id}
         self.init_reply: dict = {}
@@ -177,13 +205,7 @@ class Worker:
         self.kill()
 
 
-def captured_output(workdir: Path, children: int) -> str:
+def captured_output(streams: list[Streams]) -> str:
     """What the submission printed in all its children, capped, for the report."""
-    parts = []
-    for stream in ("stdout", "stderr"):
-        for n in range(1, children + 1):
-            path = workdir / f"{stream}.{n}"
-            if path.is_file() and not path.is_symlink():
-                with open(path, "rb") as fh:
-                    parts.append(fh.read(OUTPUT_CAP_BYTES))
+    parts = [s.read(stream) for stream in ("stdout", "stderr") for s in streams]
     return b"".join(parts)[:OUTPUT_CAP_BYTES].decode("utf-8", "replace")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import importlib
 import math
-import shutil
+import os
 import time
 from pathlib import Path
 
-from grader.child.process import Worker, WorkerLost, captured_output
+from grader.child.process import Streams, Worker, WorkerLost, captured_output
 from grader.spec.exercise import Exercise
 from grader.submission.source import Submission
 
@@ -37,8 +37,8 @@ class Session:
         self.load_lost: WorkerLost | None = None
         self.violations: list[str] = []
         self.truncated = False
-        self.children = 0
-        self.filesystem = ""
+        self.streams: list[Streams] = []  # one per child started, in order
+        self.confinement: dict = {}  # what held in every child (a layer that failed once counts as failed)
 
     def load_request(self) -> dict:
         modules = []
@@ -70,17 +70,17 @@ class Session:
 
     def start(self, training: bool = False, meanwhile=None) -> None:
         """Start a process and load the submission; ``meanwhile`` runs while it loads."""
-        self.children += 1
+        self.streams.append(Streams())
         # A child cannot use more CPU than the wall-clock time all its work is given.
         cpu = math.ceil(self.exercise.time_budget() + STARTUP_SECONDS)
-        worker = self.workers[training] = Worker(self.workdir, cpu_seconds=cpu, number=self.children,
-                                                 training=training)
+        worker = self.workers[training] = Worker(self.workdir, self.streams[-1], cpu_seconds=cpu, training=training)
         load_id = worker.send(self.load_request())
         if meanwhile is not None:
             meanwhile()
-        reply = self.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
-        if not self.filesystem:
-            self.filesystem = str(worker.init_reply.get("filesystem", ""))
+        try:
+            reply = self.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
+        finally:
+            self.record_confinement(worker, worker.init_reply.get("confinement"))
         if not self.defined:
             self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
             failures = reply.get("failures", [])
@@ -108,6 +108,12 @@ class Session:
             worker = self.workers[training]
         return self.observe(worker.call(request, max(0.05, deadline - time.monotonic())))
 
+    def record_confinement(self, worker: Worker, held: object) -> None:
+        """Keep what the child said held, before any submission code ran; the weakest child counts."""
+        held = held if isinstance(held, dict) else {"filesystem": "unknown (the child did not say)"}
+        if not self.confinement or not worker.sandbox.to_json(held)["tamper_proof"]:
+            self.confinement = held
+
     def observe(self, reply: dict) -> dict:
         """Keep what every reply says about the process itself: cheating attempts, cut output."""
         violations = reply.get("violations")
@@ -119,7 +125,7 @@ class Session:
         return reply
 
     def output(self) -> str:
-        return captured_output(self.workdir, self.children)
+        return captured_output(self.streams)
 
     def close(self) -> None:
         """End the children (a later call starts a fresh one)."""
@@ -130,10 +136,19 @@ class Session:
 
 
 def copy_sources(submission: Submission, destination: Path) -> None:
-    """Copy the submission's source files (never following links) for local imports."""
+    """Copy the submission's source files for local imports, before any child runs.
+
+    ``read_submission`` has already refused links that leave the submission, so
+    the files are read through links inside it; every copy is a new file
+    (``O_EXCL``, never through a link), readable by the unprivileged child.
+    """
     for source in submission.files:
         target = destination / source.path.relative_to(submission.directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source.path, target, follow_symlinks=False)
-
-
+        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        data = source.path.read_bytes()
+        with open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as out:
+            os.fchmod(out.fileno(), 0o644)
+            out.write(data)
+    for directory in (destination, *destination.rglob("*")) if destination.is_dir() else ():
+        if directory.is_dir():
+            directory.chmod(0o755)

@@ -4,11 +4,18 @@ A submission is a ``.py`` file, a ``.ipynb`` notebook, or a directory of them.
 This module reads the files, parses them (``ast`` only: nothing executes here)
 and decides which file provides ``Value`` and which provides ``train_step``,
 and where each graded method is written, so feedback can point at the line.
+
+A submission is untrusted input to the grading process itself, so its size is
+bounded before anything is parsed (``LIMITS``: parsing a megabyte of Python
+takes about a second and a hundred megabytes), directories are walked without
+following links, and a link that leads out of the submission is refused.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -26,7 +33,13 @@ ROLES = {"Value": "Value", "train_step": "train_step"}  # each role's name in th
 # What a course can ask a Value class to have: a written one of these is work done.
 GRADED_METHODS = frozenset({*(op.method for op in OPS.values()), "backward"})
 SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests", "node_modules"}
-MAX_FILE_BYTES = 20 * 1024 * 1024
+MIB = 1024 * 1024
+MAX_FILE_BYTES = {".py": 1 * MIB, ".ipynb": 8 * MIB}
+MAX_CODE_BYTES = 2 * MIB  # all the code parsed for one submission, notebook cells included
+MAX_CELLS = 2000  # per notebook: validating one costs time per cell (110,000 cells in 8 MB: 20 s)
+MAX_FILES = 200  # .py and .ipynb files read in a directory
+MAX_TOTAL_BYTES = 32 * MIB  # all of them together
+MAX_ENTRIES = 5000  # directory entries looked at while searching for them
 
 
 @dataclass(frozen=True)
@@ -212,8 +225,9 @@ def parse_unit(unit: Unit) -> Unit:
 
 
 def read_python(path: Path, display: str) -> SourceFile:
+    """The file as one unit, not parsed yet."""
     source = SourceFile(path, display, "py")
-    raw = read_bytes(path)
+    raw = read_bytes(path, display)
     if b"\x00" in raw:
         raise InputError(f"{display}: binary file, not Python source")
     try:
@@ -221,32 +235,37 @@ def read_python(path: Path, display: str) -> SourceFile:
     except UnicodeDecodeError as exc:
         source.read_error = f"the file is not UTF-8 text (byte {exc.start})"
         return source
-    source.units.append(parse_unit(Unit(display, text)))
+    source.units.append(Unit(display, text))
     return source
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path, display: str) -> bytes:
+    """The file's bytes, if it is no larger than its kind allows (checked before reading)."""
+    limit = MAX_FILE_BYTES[path.suffix]
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InputError(f"{path}: {size // (1024 * 1024)} MB is too large to grade")
-        return path.read_bytes()
+        if size > limit:
+            raise InputError(f"{display}: {size / MIB:.1f} MB is too large to grade (at most {limit // MIB} MB)")
+        with open(path, "rb") as handle:
+            return handle.read(limit + 1)[:limit]
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        raise InputError(f"{display}: cannot read ({exc.strerror})") from None
 
 
 def read_notebook(path: Path, display: str) -> SourceFile:
-    from grader.submission.notebook import SKIP_TAG, notebook_cells
+    """Each gradable code cell as a unit, not parsed yet."""
+    from grader.submission.notebook import notebook_cells
 
     source = SourceFile(path, display, "ipynb")
-    for cell_number, code in notebook_cells(read_bytes(path), display):
-        unit = parse_unit(Unit(f"{display} [cell {cell_number}]", code, cell_number))
-        library = comparison_cell(unit)
-        if library is None:
-            source.units.append(unit)
-        else:
-            source.notes.append(f"cell {cell_number} imports {library} and defines nothing: taken for a comparison "
-                                f"with {library} and left out (tag such cells {SKIP_TAG} to say so)")
+    raw = read_bytes(path, display)
+    try:
+        cells = json.loads(raw).get("cells")
+    except (ValueError, AttributeError, RecursionError):
+        cells = None  # not a notebook: notebook_cells says so
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        raise InputError(f"{display}: {len(cells)} cells are too many to grade (at most {MAX_CELLS})")
+    for cell_number, code in notebook_cells(raw, display):
+        source.units.append(Unit(f"{display} [cell {cell_number}]", code, cell_number))
     return source
 
 
@@ -270,17 +289,74 @@ def read_file(path: Path, display: str) -> SourceFile:
     raise InputError(f"{display}: unsupported file type {path.suffix or '(none)'}; expected .py, .ipynb or a directory")
 
 
+def parse_files(files: list[SourceFile], where: Path) -> None:
+    """Parse every unit, once the code as a whole is known to be small enough to parse."""
+    code = sum(len(unit.source.encode("utf-8", "replace")) for source in files for unit in source.units)
+    if code > MAX_CODE_BYTES:
+        raise InputError(f"{where}: {code / MIB:.1f} MB of code is too much to grade "
+                         f"(at most {MAX_CODE_BYTES // MIB} MB)")
+    for source in files:
+        for unit in source.units:
+            parse_unit(unit)
+        if source.kind == "ipynb":
+            leave_out_comparisons(source)
+
+
+def leave_out_comparisons(source: SourceFile) -> None:
+    """Drop a notebook's comparison cells (see ``comparison_cell``), each with a note saying so."""
+    from grader.submission.notebook import SKIP_TAG
+
+    kept = []
+    for unit in source.units:
+        library = comparison_cell(unit)
+        if library is None:
+            kept.append(unit)
+        else:
+            source.notes.append(f"cell {unit.cell} imports {library} and defines nothing: taken for a comparison "
+                                f"with {library} and left out (tag such cells {SKIP_TAG} to say so)")
+    source.units = kept
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, links followed, stays within the directory ``root``."""
+    return path.resolve().is_relative_to(root.resolve())
+
+
 def candidate_files(root: Path) -> list[Path]:
-    found = []
-    for path in sorted(root.rglob("*")):
-        parts = path.relative_to(root).parts
-        if any(p.startswith(".") or p in SKIPPED_DIRS for p in parts):
-            continue
-        if path.suffix in (".py", ".ipynb") and path.is_file() and not path.is_symlink():
-            if path.name.startswith("test_") or path.name == "setup.py":
+    """The .py and .ipynb files of a directory submission, found without following links.
+
+    Hidden and skipped directories are not entered; a link to a file counts
+    only if it stays inside ``root``; the search stops with ``InputError`` past
+    ``MAX_ENTRIES`` entries, ``MAX_FILES`` files or ``MAX_TOTAL_BYTES`` bytes.
+    """
+    found, pending, seen, total = [], [root], 0, 0
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            raise InputError(f"{directory}: cannot read ({exc.strerror})") from None
+        seen += len(entries)
+        if seen > MAX_ENTRIES:
+            raise InputError(f"{root}: more than {MAX_ENTRIES} files and folders; not a submission to grade")
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
                 continue
-            found.append(path)
-    return found
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(path)
+                continue
+            if path.suffix not in MAX_FILE_BYTES or entry.name.startswith("test_") or entry.name == "setup.py":
+                continue
+            if entry.is_symlink() and not inside(path, root):
+                raise InputError(f"{path.relative_to(root)}: a link out of the submission is not graded")
+            if path.is_file():
+                found.append(path)
+                total += path.stat().st_size
+    if len(found) > MAX_FILES or total > MAX_TOTAL_BYTES:
+        raise InputError(f"{root}: {len(found)} files, {total / MIB:.1f} MB: too much to grade "
+                         f"(at most {MAX_FILES} files, {MAX_TOTAL_BYTES // MIB} MB)")
+    return sorted(found)
 
 
 def is_stub(function: ast.FunctionDef) -> bool:
@@ -329,10 +405,13 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
     names = dict(ROLES) if config is None else {"Value": config.class_name, "train_step": config.train_function}
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
+    if path.is_symlink() and not inside(path, path.absolute().parent):
+        raise InputError(f"{path}: a link out of the folder that holds it is not graded")
     if path.is_dir():
         files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
+        parse_files(files, path)
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
         if not providers:
             raise InputError(f"{path}: no file defines {names['Value']} or {names['train_step']}")
@@ -340,4 +419,5 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
+    parse_files([source], path)
     return Submission(path, [source], {role: source for role in names}, names=names)
