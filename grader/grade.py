@@ -16,7 +16,7 @@ from pathlib import Path
 from grader.child import sandbox
 from grader.child.process import WorkerLost
 from grader.child.session import Session
-from grader.diagnosis import feedback, missing, rules
+from grader.diagnosis import equality, feedback, missing, rules
 from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train, malformed
 from grader.judging.plan import plan_backward, plan_op
 from grader.report.model import CheckResult, Diagnosis, Report
@@ -150,6 +150,7 @@ def diagnoses_for(run: TargetRun, verdicts: list[Verdict], location: Location | 
         codes = rules.diagnose_backward(verdicts)
     else:
         codes = rules.diagnose_train(verdicts)
+    codes = equality.explain(run.session.equality, codes, verdicts)
     found: list[tuple[str, Verdict | None, str]] = [(refined(code, v), v, "") for code, v in codes.items()]
     if run.lost is not None:
         code = "timeout" if run.lost.reason == "timeout" else "crash"
@@ -317,6 +318,7 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                 report.diagnoses.extend(diagnoses_for(run, verdicts, submission.location(exercise.method(target.name))))
             merge_interface_problems(report, submission.location("__init__"))
             missing.explain_missing(report, submission, exercise)
+            equality.describe(report, submission, session.equality)
             report.output = session.output()
             if session.truncated:
                 report.warnings.append("the submission printed more than the report keeps; the rest was dropped")

@@ -123,6 +123,7 @@ class Interface:
         if self.leaf is None:
             raise InterfaceError(f"its constructor {V.__name__}{signature(V)} cannot make a {V.__name__} from "
                                  f"a single number ({V.__name__}(2.0) raised {type(failure).__name__}: {failure})")
+        self.equality = comparison(a, self.leaf(2.0))
         self.make = None
         # The operands' attribute is one the class's own backward() reads (a label that
         # happens to be given the tuple of children is not).
@@ -159,6 +160,21 @@ class Interface:
             return list(value) if isinstance(value, (set, frozenset, list, tuple)) else []
         except AttributeError:
             return []
+
+
+def comparison(a, b):
+    """How two distinct nodes with the same value compare: ``value`` when they are equal (they
+    collapse in a set), ``unhashable`` when the class cannot go in a set, else ``None``."""
+    try:
+        hash(a)
+    except TypeError:
+        return "unhashable"
+    except Exception:  # noqa: BLE001 - a __hash__ that raises something else: not this question
+        return None
+    try:
+        return "value" if (a == b) is True else None
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def signature(V):
@@ -526,7 +542,7 @@ def with_interface(handler):
             except InterfaceError as exc:
                 return {"error": {"type": "InterfaceError", "message": str(exc), "phase": "load",
                                   "line": None, "file": None}}
-        return handler(api, request)
+        return {**handler(api, request), "equality": api["interface"].equality}
 
     return run
 

@@ -34,6 +34,7 @@ class Session:
         self.defined: dict[str, bool] = {}
         self.failures: list[dict] = []
         self.missing_modules: list[str] = []  # not installed here; given stand-ins so the file could load
+        self.equality: str | None = None  # "value" or "unhashable": how the class compares (see diagnosis.equality)
         self.load_lost: WorkerLost | None = None
         self.violations: list[str] = []
         self.truncated = False
@@ -122,6 +123,8 @@ class Session:
                 if isinstance(v, str) and v not in self.violations and len(self.violations) < 20:
                     self.violations.append(v[:300])
         self.truncated |= reply.get("truncated") is True
+        if reply.get("equality") in ("value", "unhashable"):
+            self.equality = reply["equality"]
         return reply
 
     def output(self) -> str:

@@ -42,6 +42,7 @@ WHAT = {
     "load-error": "The submission could not be loaded: {error}.",
     "interface": "micrograde cannot make nodes of your Value class: {detail}.",
     "nested-definition": "Methods are missing from the class: {detail}.",
+    "value-equality": "{method} goes wrong because two distinct nodes with the same value are taken for one.",
     "missing-module": "{method} uses a module that is not installed where micrograde runs: {error}.",
     "load-timeout": "Loading the submission took longer than its time limit: {detail}.",
     "relu-at-zero": "{method} goes wrong at exactly 0: its value must be 0 and its gradient "
@@ -80,6 +81,8 @@ CONCEPT = {
     "missing-module": "Graded code may only use the standard library (math, random): write the formula "
                       "with math instead, and keep other libraries for plots and demos.",
     "load-timeout": "Code at the top level runs every time the file is loaded: keep only definitions there.",
+    "value-equality": "Nodes are distinct objects even when their values are equal: compare and hash them by "
+                      "identity (leave __eq__ and __hash__ out), or keep visited nodes by id().",
     "nested-definition": "A method's def sits at the class's indentation level, not inside another "
                          "method: move these defs one level out.",
     "interface": "micrograde makes nodes as Value(x) for a number x, and finds their operands in "

@@ -1,0 +1,90 @@
+"""Values that compare by their data: distinct nodes that collapse into one, in a set or a dict.
+
+A class whose ``__eq__`` (and ``__hash__``) look at ``data`` makes two distinct
+nodes with the same value one member of a ``set``: a visited set then skips a
+node it never visited, and ``_prev = set(children)`` forgets an operand. Without
+``__hash__`` beside ``__eq__`` the class cannot go in a set at all. Either way the
+gradients look like another bug (an order problem, a lost contribution); this
+module names the real cause, on evidence: the child says how the class
+compares, and the failing case holds two distinct nodes with the same value.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from grader.diagnosis import feedback
+from grader.judging.judge import Verdict
+from grader.report.model import Report
+from grader.spec.expr import forward_values
+from grader.submission.source import Location, SourceFile, Submission
+
+CAUSE = {
+    "value": "{cls} defines __eq__ on data, so two distinct nodes with the same value are equal: a set (or "
+             "dict) keeps only one of them",
+    "unhashable": "{cls} defines __eq__ without __hash__, so it is unhashable and cannot be put in a set",
+}
+
+
+def collides(verdict: Verdict) -> bool:
+    """The case holds two distinct nodes (not plain numbers) with the same value."""
+    for expr in verdict.case.exprs:
+        values = forward_values(expr, verdict.case.values)
+        if values is None:
+            continue
+        seen = [round(v, 12) for node, v in zip(expr, values) if node[0] != "const"]
+        if len(seen) != len(set(seen)):
+            return True
+    return False
+
+
+def unhashable_error(verdict: Verdict) -> bool:
+    return verdict.error is not None and "unhashable" in str(verdict.error.get("message", ""))
+
+
+def explain(equality: str | None, codes: dict[str, Verdict], verdicts: list[Verdict]) -> dict[str, Verdict]:
+    """``codes`` with ``value-equality`` in place of what equal-valued nodes caused."""
+    if equality not in CAUSE or not codes or set(codes) & {"not-implemented", "interface"}:
+        return codes
+    evidence = [v for v in verdicts if not v.passed(v.check.focus if v.check else "both")
+                and (collides(v) if equality == "value" else unhashable_error(v))]
+    if not evidence:
+        return codes
+    smallest = min(evidence, key=lambda v: (v.case.size, v.case.label))
+    return {"value-equality": smallest}
+
+
+def membership_line(source: SourceFile, class_name: str, method: str) -> Location | None:
+    """Where ``method`` of the class first uses a set: an ``in`` test, ``set(...)`` or ``.add(...)``."""
+    for unit in source.units:
+        for node in unit.tree.body if unit.tree else ():
+            if not (isinstance(node, ast.ClassDef) and node.name == class_name):
+                continue
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == method:
+                    uses = [n for n in ast.walk(item) if (
+                        isinstance(n, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops))
+                        or (isinstance(n, ast.Call) and (
+                            (isinstance(n.func, ast.Name) and n.func.id == "set")
+                            or (isinstance(n.func, ast.Attribute) and n.func.attr == "add")))]
+                    if uses:
+                        return Location(source.display, min(n.lineno for n in uses), unit.cell)
+    return None
+
+
+def describe(report: Report, submission: Submission, equality_kind: str | None) -> None:
+    """Word each ``value-equality`` diagnosis with its cause and point it at the set that collapses."""
+    source = submission.providers.get("Value")
+    cls = submission.names["Value"]
+    for diagnosis in report.diagnoses:
+        if diagnosis.code != "value-equality" or equality_kind not in CAUSE:
+            continue
+        cause = CAUSE[equality_kind].format(cls=cls)
+        case = feedback.explain_case(diagnosis.counterexample)
+        diagnosis.message = " ".join(part for part in (
+            f"{feedback.method_name(diagnosis.target)} goes wrong because {cause}.", case,
+            feedback.CONCEPT["value-equality"]) if part)
+        method = "backward" if diagnosis.target == "backward" else "__init__"
+        where = membership_line(source, cls, method) if source is not None else None
+        if where is not None:
+            diagnosis.line, diagnosis.file, diagnosis.cell = where.line, where.file, where.cell
