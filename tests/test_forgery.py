@@ -19,7 +19,7 @@ from grader.child import harness
 from grader.child.process import parse_reply
 from grader.grade import Options, grade
 from grader.judging import judge
-from grader.spec.cases import Case
+from grader.spec.cases import Case, TrainCase
 
 mode = test_hostile.mode  # the fixture: both sandbox modes
 ATTACKS = Path(__file__).parent / "attacks"
@@ -206,6 +206,14 @@ def test_a_reply_of_infinities_fails_its_case():
 @pytest.mark.parametrize("reply", [
     {"data": [2.0, 3.0, 6.0], "grads": [3.0, 2.0, 1.0], "fd": {"a": [6.0, 6.0, 0.0], "b": [6.0, 6.0, -1.0]}},
     {"data": [2.0, 3.0, 6.0], "grads": [3.0, 2.0, 1.0], "fd": {"a": [1e308, -1e308, 1e-300], "b": "x"}},
+])
+def test_hostile_probes_fail_the_finite_difference_oracle_without_an_exception(reply):
+    verdict = judge.judge_op(MUL, "mul", reply)
+    assert verdict.passed("both")  # the values themselves are right
+    assert not verdict.fd_ok
+
+
+@pytest.mark.parametrize("reply", [
     {"data": [2.0, 3.0, {"invalid": [[["deep"]]]}], "grads": [True, 2.0, 1.0], "fd": {}},
     {"data": [2.0, 3.0, 6.0], "grads": [3.0, 10 ** 400, 1.0], "fd": {}},
     {"error": {"type": ["x"], "message": {"a": 1}, "line": 1e9, "file": 3, "phase": None}},
@@ -216,8 +224,17 @@ def test_hostile_numbers_fail_the_case_without_an_exception(reply):
     assert not verdict.passed("both")
     json.dumps([verdict.actual, verdict.actual_data, verdict.error], allow_nan=False)
     if verdict.error is not None:
-        assert all(isinstance(verdict.error.get(k), str) for k in ("type", "message", "phase"))
-        assert verdict.error.get("line") is None or isinstance(verdict.error["line"], int)
+        assert all(isinstance(verdict.error[k], str) for k in ("type", "message", "phase"))
+        assert verdict.error["line"] is None and verdict.error["file"] is None
+
+
+def test_forged_training_parameters_fail_without_an_overflow():
+    case = TrainCase(lr=0.05, steps=2)
+    weights = [0.1] * 41
+    xs, ys = [[1.0, 2.0, 3.0]], [1.0]
+    reply = {"losses": [1.0, 1.0], "params": [[1e200] * 41, [1e200] * 41]}  # the second loss is judged on these
+    verdict = judge.judge_train(case, weights, xs, ys, reply)
+    assert not verdict.passed("both")
 
 
 def test_a_deeply_nested_reply_is_unreadable_not_a_recursion_error():

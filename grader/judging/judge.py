@@ -23,14 +23,57 @@ FD_TOL = 1e-4  # against finite differences, whose own error is about 1e-9
 
 
 def close(x: object, y: float, tol: float = REL_TOL) -> bool:
-    return isinstance(x, float) and abs(x - y) <= tol * max(1.0, abs(x), abs(y))
+    """Whether a received ``x`` is ``y`` up to ``tol``: a float near it, or for a non-finite
+    ``y`` the very same value. Infinity is close to nothing else (``inf - y`` is infinite,
+    but so is the tolerance scaled by ``|inf|``)."""
+    if not isinstance(x, float):
+        return False
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return x == y or (math.isnan(x) and math.isnan(y))
+    return abs(x - y) <= tol * max(1.0, abs(x), abs(y))
 
 
 def shown(x: object) -> object:
-    """A received value as the report shows it: the number, or what it was instead."""
-    if isinstance(x, dict) and "invalid" in x:
-        return f"<{x['invalid']}>"
-    return x
+    """A received value as the report shows it: a finite number, ``None`` for a constant,
+    or what it was instead (a child's description, or the JSON type a forged reply sent)."""
+    if x is None or (isinstance(x, float) and math.isfinite(x)):
+        return x
+    if isinstance(x, float):
+        return f"<{x!r}>"
+    if isinstance(x, dict) and isinstance(x.get("invalid"), str):
+        return f"<{x['invalid'][:60]}>"
+    return f"<{type(x).__name__}>"
+
+
+def received_error(error: object) -> dict:
+    """The child's description of a failure, kept to plain, short fields: what a forged
+    reply puts there can neither break a report nor fill it."""
+    fields = error if isinstance(error, dict) else {}
+    kept: dict = {}
+    for key, value in list(fields.items())[:20]:
+        if isinstance(value, str):
+            kept[key] = value[:400]
+        elif value is None or (isinstance(value, int) and abs(value) < 2**31):
+            kept[key] = value
+    for key, default in (("type", "Error"), ("message", ""), ("phase", "grader")):
+        if not isinstance(kept.get(key), str):
+            kept[key] = default
+    for key in ("line", "file"):
+        kept.setdefault(key, None)
+    if isinstance(kept["line"], bool) or not isinstance(kept["line"], int | None):
+        kept["line"] = None
+    if not isinstance(kept["file"], str | None):
+        kept["file"] = None
+    return kept
+
+
+def slope(probe: object) -> float | None:
+    """The central difference of a finite-difference probe ``[f(x+h), f(x-h), h]``, or ``None``
+    when the probe is not three finite floats with ``h > 0``."""
+    if not (isinstance(probe, list) and len(probe) == 3
+            and all(isinstance(p, float) and math.isfinite(p) for p in probe) and probe[2] > 0):
+        return None
+    return (probe[0] - probe[1]) / (2 * probe[2])
 
 
 def valid_list(x: object, length: int) -> bool:
@@ -81,7 +124,7 @@ def malformed(case: Case, what: str) -> Verdict:
 def judge_op(case: Case, target: str, reply: dict) -> Verdict:
     """Compare one op case: forward values of every node, then the leaves' gradients."""
     if "error" in reply:
-        return Verdict(case, error=reply["error"] if isinstance(reply["error"], dict) else {})
+        return Verdict(case, error=received_error(reply["error"]))
     expr, inputs = case.expr, case.values
     data, grads = evaluate(expr, inputs, reference.Value)
     got_data, got_grads, probes = reply.get("data"), reply.get("grads"), reply.get("fd")
@@ -100,12 +143,8 @@ def judge_op(case: Case, target: str, reply: dict) -> Verdict:
         verdict.expected[name] = grads[i]
         verdict.actual[name] = shown(got_grads[i])
         verdict.grads_ok &= close(got_grads[i], grads[i])
-        probe = probes.get(name)
-        if isinstance(probe, list) and len(probe) == 3 and all(isinstance(p, float) for p in probe):
-            slope = (probe[0] - probe[1]) / (2 * probe[2])
-            verdict.fd_ok &= close(got_grads[i], slope, FD_TOL)
-        else:
-            verdict.fd_ok = False
+        difference = slope(probes.get(name))
+        verdict.fd_ok &= difference is not None and close(got_grads[i], difference, FD_TOL)
     return verdict
 
 
@@ -134,7 +173,7 @@ def reference_runs(case: Case) -> tuple[list[list], list[float]]:
 def judge_backward(case: Case, reply: dict) -> Verdict:
     """Compare the leaves' gradients after the student's ``backward()`` on each root."""
     if "error" in reply:
-        return Verdict(case, error=reply["error"] if isinstance(reply["error"], dict) else {})
+        return Verdict(case, error=received_error(reply["error"]))
     runs = reply.get("runs")
     if not valid_list(runs, len(case.exprs)) or not all(
         isinstance(r, dict) and valid_list(r.get("grads"), len(e)) and isinstance(r.get("trace"), list)
@@ -151,12 +190,12 @@ def judge_backward(case: Case, reply: dict) -> Verdict:
         for i, node in enumerate(expr):
             if node[0] == "leaf":
                 final[node[1]] = (got[i], want[i])
-    for name, slope in zip(names, slopes):
+    for name, fd_slope in zip(names, slopes):
         got, want = final[name]
         verdict.expected[name] = want
         verdict.actual[name] = shown(got)
         verdict.grads_ok &= close(got, want)
-        verdict.fd_ok &= close(got, slope, FD_TOL)
+        verdict.fd_ok &= close(got, fd_slope, FD_TOL)
     verdict.expected_data = last_want[-1]
     verdict.actual_data = shown(last_got[-1])
     data = evaluate(case.expr, case.values, reference.Value)[0]
@@ -213,18 +252,22 @@ def reference_training(weights: list[float], xs: list, ys: list, lr: float, step
 
 
 def loss_at(weights: list, xs: list, ys: list) -> float | None:
-    """The loss of the reference MLP with these parameters (``None`` if they are not all numbers)."""
-    if not all(isinstance(w, float) for w in weights):
+    """The loss of the reference MLP with these parameters (``None`` if they are not all finite
+    numbers, or so large the loss overflows)."""
+    if not all(isinstance(w, float) and math.isfinite(w) for w in weights):
         return None
     model = reference_model(weights)
-    return sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), reference.Value(0.0)).data
+    try:
+        return sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), reference.Value(0.0)).data
+    except OverflowError:
+        return None
 
 
 def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dict) -> Verdict:
     """Compare parameters after every step, and the losses returned, with the reference."""
     verdict = Verdict(case)
     if "error" in reply:
-        verdict.error = reply["error"] if isinstance(reply["error"], dict) else {}
+        verdict.error = received_error(reply["error"])
         return verdict
     want = reference_training(weights, xs, ys, case.lr, case.steps)
     losses, params = reply.get("losses"), reply.get("params")
