@@ -11,7 +11,7 @@ Requests and replies are JSON lines on two private file descriptors passed on
 the command line; the submission's own stdout and stderr go elsewhere.
 
 Before any submission code runs, the harness confines itself (see ``confine``
-and ``Guard``): with namespaces it hides the grader's files and makes the
+and ``install_guard``): with namespaces it hides the grader's files and makes the
 filesystem read-only but for the working directory; always, an audit hook
 refuses what no solution needs (processes, signals, sockets, ``ctypes``,
 threads, writes outside the working directory) and records what counts as

@@ -37,6 +37,8 @@ WHAT = {
     "load-error": "The submission could not be loaded: {error}.",
     "forbidden-import": "The submission uses an autograd library or the grader's own code ({detail}), "
                         "so its gradients cannot be its own: the score is 0.",
+    "computed-grad": "{method} is not graded: Value's .grad (or .data) is computed each time it is read "
+                     "instead of being a stored number, so reading it says nothing about the backward pass.",
 }
 
 CONCEPT = {
@@ -67,6 +69,8 @@ CONCEPT = {
     "wrong-loss": "Keep the loss of the forward pass and return its .data, computed before any parameter changes.",
     "load-error": "The file must run on its own without errors: try `python yourfile.py`.",
     "forbidden-import": "Write the gradients yourself: that is the exercise.",
+    "computed-grad": "Keep .data and .grad as plain attributes that hold numbers; the backward pass "
+                     "is what fills in .grad, one _backward at a time.",
 }
 
 
