@@ -166,6 +166,15 @@ def test_a_micrograd_package_of_the_students_own(tmp_path, mode):
     assert report.score == report.max_score
 
 
+def test_a_local_folder_named_like_a_library_does_not_let_the_library_in(tmp_path, mode):
+    submission = tmp_path / "submission"
+    (submission / "sympy").mkdir(parents=True)
+    (submission / "sympy" / "notes.py").write_text("# nothing here\n")
+    (submission / "work.py").write_text("try:\n    import sympy\nexcept Exception:\n    pass\n" + SOLUTION)
+    report = grade(submission, Options(timeout=10.0))
+    assert_forbidden(report)
+
+
 def test_introspection_an_honest_submission_uses_still_works(tmp_path, mode):
     source = (
         "import collections, dataclasses, functools, inspect, traceback, typing\n"
