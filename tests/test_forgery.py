@@ -95,6 +95,11 @@ def test_switching_the_audit_hook_off_still_forbidden(tmp_path, mode, attacks):
     assert_forbidden(report)
 
 
+def test_emptying_the_record_from_a_signal_handler_still_forbidden(tmp_path, mode):
+    report = run(tmp_path, attack("record_signal") + "\n" + SOLUTION)
+    assert_forbidden(report)
+
+
 def test_answering_for_the_harness_with_infinity(tmp_path, mode):
     report = run(tmp_path, attack("reply_infinity") + "\n" + TRAIN_ONLY)
     assert_same_verdict(report, deserved(tmp_path, TRAIN_ONLY, mode))

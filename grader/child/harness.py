@@ -23,6 +23,7 @@ root: ``["leaf", name]``, ``["const", number]``, ``["add", i, j]``,
 """
 
 import _json
+import itertools
 import json
 import math
 import os
@@ -429,11 +430,14 @@ def install_guard(workdir, hidden, local_names):
     attempted, before any finder looks for it (through an import statement,
     ``__import__``, ``exec`` or ``importlib``), so whether the module exists does not
     matter. Audit hooks cannot be removed, and this one cannot be switched off from
-    Python either: it has no class to patch and keeps no state in a closure, a global
-    or a frame. Its state lives in the keyword defaults of its functions, whose
-    internals it refuses to hand out (``__code__``, ``__defaults__``,
-    ``__kwdefaults__``), and it refuses the events that find objects without a
-    reference (``gc``) or rewrite running frames (tracers and profilers). Everything it
+    Python either: it has no class to patch and no closure or global. Its state
+    lives in the keyword defaults of its functions, whose internals it refuses to
+    hand out (``__code__``, ``__defaults__``, ``__kwdefaults__``), and it refuses the
+    events that find objects without a reference (``gc``) or rewrite running frames
+    (tracers and profilers). Only ``note`` and ``recorded`` hold the record in a
+    frame while they run; a counter that no code can lower backs it, so a record
+    emptied by a submission that caught one of them running (a signal handler is
+    given the running frame) still shows. Everything it
     decides with was bound before the submission ran and only C code runs on
     submission-supplied values (no method of a ``str`` subclass, no patched builtin),
     so nothing the submission does later changes a decision. It refuses by returning
@@ -443,7 +447,10 @@ def install_guard(workdir, hidden, local_names):
     import _frozen_importlib
 
     violations = []
-    guarded = []
+    # Counts what ``note`` recorded; it only ever goes up, so a record emptied by a
+    # submission that caught ``note`` running (a signal handler gets the running frame)
+    # still shows.
+    noted = itertools.count()
     function_type = types.FunctionType
     function_globals = types.FunctionType.__globals__.__get__
     harness_globals = globals()
@@ -451,15 +458,14 @@ def install_guard(workdir, hidden, local_names):
     writable = (os.path.realpath(workdir), "/dev/null")
     importlib_namespace = vars(_frozen_importlib)
 
-    def note(what, *, _violations=violations, _append=list.append, _len=len, _max=MAX_VIOLATIONS):
+    def note(what, *, _violations=violations, _noted=noted, _next=next, _append=list.append, _len=len,
+             _max=MAX_VIOLATIONS):
         if what not in _violations and _len(_violations) < _max:
+            _next(_noted)
             _append(_violations, what)
 
-    def is_guarded(obj, *, _guarded=guarded):
-        for function in _guarded:
-            if obj is function:
-                return True
-        return False
+    def is_guarded(obj, *, _ids=frozenset(), _id=id):  # ``_ids`` is set below, once all exist
+        return _id(obj) in _ids
 
     def as_text(value, *, _str=str, _bytes=bytes, _type=type, _isinstance=isinstance, _copy=str.__getitem__,
                 _decode=bytes.decode, _all=slice(None)):
@@ -578,14 +584,19 @@ def install_guard(workdir, hidden, local_names):
             raise refusal
         return _find(name, path, target)
 
-    def recorded(*, _violations=violations, _note=note, _list=list, _get=dict.get,
-                 _namespace=importlib_namespace, _find_spec=find_spec):
-        """What the submission tried so far (the import machinery put back counts too)."""
+    def recorded(*, _violations=violations, _noted=noted, _note=note, _list=list, _get=dict.get, _repr=repr,
+                 _int=int, _len=len, _namespace=importlib_namespace, _find_spec=find_spec):
+        """What the submission tried so far (the import machinery put back, or a record
+        emptied behind the hook's back, count too)."""
         if _get(_namespace, "_find_spec") is not _find_spec:
             _note("replace the grader's import check")
-        return _list(_violations)
+        found = _list(_violations)
+        if _int(_repr(_noted)[6:-1]) > _len(found):  # repr is "count(N)"
+            found.append("empty the grader's record of what it refused")
+        return found
 
-    guarded.extend([note, is_guarded, as_text, check_import, reaches, check_path, decide, hook, find_spec, recorded])
+    functions = (note, is_guarded, as_text, check_import, reaches, check_path, decide, hook, find_spec, recorded)
+    is_guarded.__kwdefaults__ = {**is_guarded.__kwdefaults__, "_ids": frozenset(map(id, functions))}
     _frozen_importlib._find_spec = find_spec
     util = sys.modules.get("importlib.util")
     if util is not None:
