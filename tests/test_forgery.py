@@ -105,8 +105,9 @@ def test_answering_for_the_harness_with_infinity(tmp_path, mode):
     assert_same_verdict(report, deserved(tmp_path, TRAIN_ONLY, mode))
 
 
-def test_replies_for_requests_not_asked_yet(tmp_path, mode):
-    report = run(tmp_path, BUGGY + attack("reply_forged_id"))
+@pytest.mark.parametrize("name", ["reply_forged_id", "reply_direct"])
+def test_replies_written_by_the_submission_earn_nothing(tmp_path, mode, name):
+    report = run(tmp_path, BUGGY + attack(name))
     honest = deserved(tmp_path, BUGGY, mode).target_scores()
     scores = report.target_scores()
     assert scores["add"][0] <= honest["add"][0]
