@@ -190,6 +190,7 @@ def test_introspection_an_honest_submission_uses_still_works(tmp_path, mode):
         "@functools.lru_cache\ndef twice(x):\n    return 2 * x\n\n\n"
         "assert list(inspect.signature(twice.__wrapped__).parameters) == ['x']\n"
         "try:\n    1 / 0\nexcept ZeroDivisionError:\n    traceback.print_exc()\n"
+        "breakpoint()\n"
         + SOLUTION
     )
     report = run(tmp_path, source)

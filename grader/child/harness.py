@@ -798,6 +798,9 @@ def start_guards(request):
     _thread.start_new_thread = no_threads
     threading._start_new_thread = no_threads
     sys.meta_path.append(InertFinder())
+    # A leftover breakpoint() does nothing, as with PYTHONBREAKPOINT=0: a debugger needs
+    # sys.settrace, which the audit hook refuses.
+    sys.breakpointhook = lambda *args, **kwargs: None
     sys.stdout = CappedOutput(1, request["output_cap"])
     sys.stderr = CappedOutput(2, request["output_cap"])
     local_names = local_module_names(os.path.join(request["workdir"], "submission"))
