@@ -15,6 +15,7 @@ import pytest
 import test_hostile
 from helpers import SOLUTION, micrograde
 
+import reference
 from grader.child import harness
 from grader.child.process import parse_reply
 from grader.grade import Options, grade
@@ -149,6 +150,14 @@ def test_a_grad_computed_when_read_scores_zero(tmp_path, mode, variant):
 def test_obfuscated_forbidden_imports_at_load(tmp_path, mode, statement):
     body = "\n".join("    " + line for line in statement.splitlines())
     report = run(tmp_path, f"try:\n{body}\nexcept Exception:\n    pass\n" + SOLUTION)
+    assert_forbidden(report)
+
+
+def test_reading_the_reference_by_a_relative_path_from_inside_it(tmp_path, mode):
+    inside = Path(reference.__file__).resolve().parent
+    source = SOLUTION + (f"\nimport os\ntry:\n    os.chdir({str(inside)!r})\n    open('engine.py').read()\n"
+                         "except OSError:\n    pass\n")
+    report = run(tmp_path, source)
     assert_forbidden(report)
 
 

@@ -492,10 +492,16 @@ def install_guard(workdir, hidden, local_names):
             return _ImportError(f"{name} may not be used by a submission")
         return None
 
-    def reaches(path, *, _off_limits=blocked, _stat=os.stat, _rpartition=str.rpartition,
-                _item=tuple.__getitem__, _OSError=OSError, _ValueError=ValueError):
+    def reaches(path, *, _off_limits=blocked, _stat=os.stat, _getcwd=os.getcwd, _rpartition=str.rpartition,
+                _startswith=str.startswith, _item=tuple.__getitem__, _OSError=OSError, _ValueError=ValueError):
         """Whether ``path`` or a directory on the way to it is off limits (each prefix is
-        asked of the kernel, so links, ``..`` and ``/proc/self/root`` change nothing)."""
+        asked of the kernel, so links, ``..`` and ``/proc/self/root`` change nothing; a
+        relative path is taken from the current directory, wherever that is)."""
+        if not _startswith(path, "/"):
+            try:
+                path = _getcwd() + "/" + path
+            except _OSError:
+                pass
         while path:
             try:
                 status = _stat(path)
