@@ -13,8 +13,10 @@ working directory can make the grader read or write anything else.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -36,6 +38,7 @@ TRAINING_ENGINE = "\n\n".join((
     Path(reference.nn.__file__).read_text(encoding="utf-8").replace("from reference.engine import Value\n", ""),
 ))
 MAX_REPLY_BYTES = 4 * 1024 * 1024
+MAX_REPLY_DEPTH = 32  # a real reply nests four deep; a recursive parser must never see more
 OUTPUT_CAP_BYTES = 64 * 1024
 # In every child's command line, with the pid of the grading process that started it,
 # so that a leftover child can be found, and told from another grader's.
@@ -179,10 +182,7 @@ class Worker:
                 self.kill()
                 raise WorkerLost("crash", "the submission's process sent an oversized reply")
         line, _, self._buffer = self._buffer.partition(b"\n")
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            reply = None
+        reply = parse_reply(line)
         if not isinstance(reply, dict):
             self.kill()
             raise WorkerLost("crash", "the submission's process sent an unreadable reply")
@@ -203,6 +203,29 @@ class Worker:
 
     def close(self) -> None:
         self.kill()
+
+
+def too_deep(line: bytes) -> bool:
+    """Whether the brackets of a JSON text (those inside strings aside) nest deeper than ``MAX_REPLY_DEPTH``."""
+    if line.count(b"[") + line.count(b"{") <= MAX_REPLY_DEPTH:
+        return False
+    brackets = STRINGS.sub(b"", line).translate(None, NOT_BRACKETS)
+    return max(itertools.accumulate(1 if b in b"[{" else -1 for b in brackets)) > MAX_REPLY_DEPTH
+
+
+# A string, or an unterminated one to the end of the line: linear time, whatever the line holds.
+STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"?', re.DOTALL)
+NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def parse_reply(line: bytes) -> object:
+    """A reply line as JSON, or ``None`` when it is not JSON or nests too deeply to parse safely."""
+    if too_deep(line):
+        return None
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
 
 
 def captured_output(streams: list[Streams]) -> str:

@@ -49,6 +49,8 @@ WHAT = {
                     "a number between 0 and 1 (micrograd uses 0).",
     "forbidden-import": "The submission uses an autograd library or the grader's own code ({detail}), "
                         "so its gradients cannot be its own: the score is 0.",
+    "computed-grad": "{method} is not graded: Value's .grad (or .data) is computed each time it is read "
+                     "instead of being a stored number, so reading it says nothing about the backward pass.",
 }
 
 CONCEPT = {
@@ -90,6 +92,8 @@ CONCEPT = {
     "relu-at-zero": "relu has a kink at 0: there, take the gradient of one side (1 or 0) consistently, "
                     "without dividing by the input.",
     "forbidden-import": "Write the gradients yourself: that is the exercise.",
+    "computed-grad": "Keep .data and .grad as plain attributes that hold numbers; the backward pass "
+                     "is what fills in .grad, one _backward at a time.",
 }
 
 

@@ -33,14 +33,57 @@ class Tolerance:
 
 
 def close(x: object, y: float, tol: float = REL_TOL) -> bool:
-    return isinstance(x, float) and abs(x - y) <= tol * max(1.0, abs(x), abs(y))
+    """Whether a received ``x`` is ``y`` up to ``tol``: a float near it, or for a non-finite
+    ``y`` the very same value. Infinity is close to nothing else (``inf - y`` is infinite,
+    but so is the tolerance scaled by ``|inf|``)."""
+    if not isinstance(x, float):
+        return False
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return x == y or (math.isnan(x) and math.isnan(y))
+    return abs(x - y) <= tol * max(1.0, abs(x), abs(y))
 
 
 def shown(x: object) -> object:
-    """A received value as the report shows it: the number, or what it was instead."""
-    if isinstance(x, dict) and "invalid" in x:
-        return f"<{x['invalid']}>"
-    return x
+    """A received value as the report shows it: a finite number, ``None`` for a constant,
+    or what it was instead (a child's description, or the JSON type a forged reply sent)."""
+    if x is None or (isinstance(x, float) and math.isfinite(x)):
+        return x
+    if isinstance(x, float):
+        return f"<{x!r}>"
+    if isinstance(x, dict) and isinstance(x.get("invalid"), str):
+        return f"<{x['invalid'][:60]}>"
+    return f"<{type(x).__name__}>"
+
+
+def received_error(error: object) -> dict:
+    """The child's description of a failure, kept to plain, short fields: what a forged
+    reply puts there can neither break a report nor fill it."""
+    fields = error if isinstance(error, dict) else {}
+    kept: dict = {}
+    for key, value in list(fields.items())[:20]:
+        if isinstance(value, str):
+            kept[key] = value[:400]
+        elif value is None or (isinstance(value, int) and abs(value) < 2**31):
+            kept[key] = value
+    for key, default in (("type", "Error"), ("message", ""), ("phase", "grader")):
+        if not isinstance(kept.get(key), str):
+            kept[key] = default
+    for key in ("line", "file"):
+        kept.setdefault(key, None)
+    if isinstance(kept["line"], bool) or not isinstance(kept["line"], int | None):
+        kept["line"] = None
+    if not isinstance(kept["file"], str | None):
+        kept["file"] = None
+    return kept
+
+
+def slope(probe: object) -> float | None:
+    """The central difference of a finite-difference probe ``[f(x+h), f(x-h), h]``, or ``None``
+    when the probe is not three finite floats with ``h > 0``."""
+    if not (isinstance(probe, list) and len(probe) == 3
+            and all(isinstance(p, float) and math.isfinite(p) for p in probe) and probe[2] > 0):
+        return None
+    return (probe[0] - probe[1]) / (2 * probe[2])
 
 
 def valid_list(x: object, length: int) -> bool:
@@ -115,10 +158,10 @@ def difference_gradients(expr: Expr, plan: OpPlan, probes: list) -> list[float] 
     local: dict[int, list[float]] = {i: list(ops.local_derivatives(node, plan.values))
                                      for i, node in enumerate(expr) if node[0] not in ("leaf", "const")}
     for k, (i, position, h) in enumerate(plan.probes):
-        up, down = probes[2 * k], probes[2 * k + 1]
-        if not (isinstance(up, float) and isinstance(down, float)):
+        difference = slope([probes[2 * k], probes[2 * k + 1], h])
+        if difference is None:
             return None
-        local[i][position] = (up - down) / (2 * h)
+        local[i][position] = difference
     grads = [0.0] * len(expr)
     grads[-1] = 1.0
     for i in range(len(expr) - 1, -1, -1):
@@ -140,7 +183,7 @@ def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: 
     At a kink any gradient between the two one-sided derivatives is right: a
     subgradient is a correct choice, whichever a student made."""
     if "error" in reply:
-        return Verdict(case, error=reply["error"] if isinstance(reply["error"], dict) else {})
+        return Verdict(case, error=received_error(reply["error"]))
     expr, inputs = case.expr, case.values
     data, grads = evaluate(expr, inputs, reference.Value)
     got_data, got_grads, probes = reply.get("data"), reply.get("grads"), reply.get("probes")
@@ -196,7 +239,7 @@ def reference_runs(case: Case) -> tuple[list[list], list[float]]:
 def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
     """Compare the leaves' gradients after the student's ``backward()`` on each root."""
     if "error" in reply:
-        return Verdict(case, error=reply["error"] if isinstance(reply["error"], dict) else {})
+        return Verdict(case, error=received_error(reply["error"]))
     runs = reply.get("runs")
     if not valid_list(runs, len(case.exprs)) or not all(
         isinstance(r, dict) and valid_list(r.get("grads"), len(e)) and isinstance(r.get("trace"), list)
@@ -213,12 +256,12 @@ def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
         for i, node in enumerate(expr):
             if node[0] == "leaf":
                 final[node[1]] = (got[i], want[i])
-    for name, slope in zip(names, slopes):
+    for name, fd_slope in zip(names, slopes):
         got, want = final[name]
         verdict.expected[name] = want
         verdict.actual[name] = shown(got)
         verdict.grads_ok &= close(got, want, tolerance.reference)
-        verdict.fd_ok &= close(got, slope, tolerance.finite_difference)
+        verdict.fd_ok &= close(got, fd_slope, tolerance.finite_difference)
     verdict.expected_data = last_want[-1]
     verdict.actual_data = shown(last_got[-1])
     data = evaluate(case.expr, case.values, reference.Value)[0]
@@ -275,18 +318,22 @@ def reference_training(weights: list[float], xs: list, ys: list, lr: float, step
 
 
 def loss_at(weights: list, xs: list, ys: list) -> float | None:
-    """The loss of the reference MLP with these parameters (``None`` if they are not all numbers)."""
-    if not all(isinstance(w, float) for w in weights):
+    """The loss of the reference MLP with these parameters (``None`` if they are not all finite
+    numbers, or so large the loss overflows)."""
+    if not all(isinstance(w, float) and math.isfinite(w) for w in weights):
         return None
     model = reference_model(weights)
-    return sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), reference.Value(0.0)).data
+    try:
+        return sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), reference.Value(0.0)).data
+    except OverflowError:
+        return None
 
 
 def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dict, tolerance: Tolerance) -> Verdict:
     """Compare parameters after every step, and the losses returned, with the reference."""
     verdict = Verdict(case)
     if "error" in reply:
-        verdict.error = reply["error"] if isinstance(reply["error"], dict) else {}
+        verdict.error = received_error(reply["error"])
         return verdict
     want = reference_training(weights, xs, ys, case.lr, case.steps)
     losses, params = reply.get("losses"), reply.get("params")

@@ -131,18 +131,33 @@ class Submission:
                             location = Location(source.display, item.lineno, unit.cell)
         return location or source.defines(self.names["Value"])
 
+    def local_modules(self) -> set[str]:
+        """Top-level names the submission's own files provide (a ``micrograd/`` package, an
+        ``engine.py``): importing one imports the student's code, not a forbidden library.
+        The child's audit hook exempts the same names (``harness.local_module_names``)."""
+        if self.directory is None:
+            return {self.path.stem}
+        names = set()
+        for source in self.files:
+            relative = source.path.relative_to(self.directory)
+            names.update(relative.parts[:-1])
+            if relative.suffix == ".py":
+                names.add(relative.stem)
+        return names
+
     def forbidden_imports(self) -> list[tuple[str, Location]]:
         """Imports of an autograd library or of the grader in the files graded, found by reading them.
 
         (What those files import from elsewhere is caught when it runs.)"""
         from grader.child.harness import FORBIDDEN_MODULES
 
+        forbidden = FORBIDDEN_MODULES - self.local_modules()
         found = []
         for source in dict.fromkeys(self.providers.values()):
             for unit in source.units:
                 for node in ast.walk(unit.tree) if unit.tree else ():
                     for name in imported_names(node):
-                        if name.split(".")[0] in FORBIDDEN_MODULES:
+                        if name.split(".")[0] in forbidden:
                             found.append((name, Location(source.display, node.lineno, unit.cell)))
         return found
 
