@@ -47,6 +47,11 @@ class Options:
         return Exercise(config if self.timeout is None else config.with_time_limit(self.timeout))
 
 
+# Errors after which no further check of the target can tell anything, and what the skipped ones say.
+UNUSABLE_REASONS = {"NotImplementedError": "not implemented", "InterfaceError": "no nodes can be made",
+                    "ComputedAttribute": "gradients are computed when read"}
+
+
 class TargetRun:
     """Grades one target: its checks in order, until its code is lost."""
 
@@ -130,9 +135,9 @@ class TargetRun:
                 continue
             results.append(result)
             verdicts.extend(found)
-            if any(v.error and v.error.get("type") in ("NotImplementedError", "InterfaceError") for v in found):
-                missing = "not implemented" if all(
-                    v.error.get("type") != "InterfaceError" for v in found if v.error) else "no nodes can be made"
+            unusable = {v.error.get("type") for v in found if v.error} & set(UNUSABLE_REASONS)
+            if unusable:
+                missing = UNUSABLE_REASONS[min(unusable)]
         return results, verdicts
 
 

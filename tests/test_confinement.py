@@ -25,8 +25,8 @@ from helpers import ROOT, SOLUTION, micrograde, processes_with
 
 from grader.child import sandbox
 from grader.child.process import WorkerLost, child_mark
-from grader.child.session import Options, Session
-from grader.grade import grade
+from grader.child.session import Session
+from grader.grade import Options, grade
 from grader.submission import source
 from grader.submission.errors import InputError
 from grader.submission.source import read_submission
@@ -83,7 +83,7 @@ def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode)
         "    def __add__(self, other):", "    def __add__(self, other):\n        import os\n        os._exit(3)")
     path = tmp_path / "work.py"
     path.write_text(source)
-    session = Session(read_submission(path), workdir, Options(timeout=10.0))
+    session = Session(read_submission(path), workdir, Options(timeout=10.0).exercise())
     session.open()
     add = {"kind": "op", "target": "add", "expr": [["leaf", "a"], ["leaf", "b"], ["add", 0, 1]],
            "inputs": {"a": 1.0, "b": 2.0}}

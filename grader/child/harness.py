@@ -537,6 +537,12 @@ def with_interface(handler):
 
     def run(api, request):
         if "interface" not in api:
+            computed = computed_attributes(api["Value"])
+            if computed:
+                # Reading such a grad could run a finite difference: nothing observed would be the student's.
+                return {"error": {"type": "ComputedAttribute", "phase": "load", "line": None, "file": None,
+                                  "message": f"{api['Value'].__name__} computes {' and '.join(computed)} when "
+                                             f"read instead of storing it"}}
             try:
                 api["interface"] = Interface(api["Value"])
             except InterfaceError as exc:

@@ -19,7 +19,8 @@ def smallest(verdicts: list[Verdict]) -> Verdict:
     return min(verdicts, key=lambda v: (v.case.size, v.case.label))
 
 
-UNUSABLE = {"NotImplementedError": "not-implemented", "InterfaceError": "interface"}
+UNUSABLE = {"NotImplementedError": "not-implemented", "ComputedAttribute": "computed-grad",
+            "InterfaceError": "interface"}
 
 
 def _errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]:
