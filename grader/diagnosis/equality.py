@@ -17,6 +17,7 @@ from grader.diagnosis import feedback
 from grader.judging.judge import Verdict
 from grader.report.model import Report
 from grader.spec.expr import forward_values
+from grader.spec.ops import method_name
 from grader.submission.source import Location, SourceFile, Submission
 
 CAUSE = {
@@ -82,7 +83,7 @@ def describe(report: Report, submission: Submission, equality_kind: str | None) 
         cause = CAUSE[equality_kind].format(cls=cls)
         case = feedback.explain_case(diagnosis.counterexample)
         diagnosis.message = " ".join(part for part in (
-            f"{feedback.method_name(diagnosis.target)} goes wrong because {cause}.", case,
+            f"{method_name(diagnosis.target)} goes wrong because {cause}.", case,
             feedback.CONCEPT["value-equality"]) if part)
         method = "backward" if diagnosis.target == "backward" else "__init__"
         where = membership_line(source, cls, method) if source is not None else None

@@ -8,15 +8,8 @@ from __future__ import annotations
 from grader.judging.judge import Verdict
 from grader.report.graph import mermaid, svg
 from grader.report.model import Counterexample, tidy
-from grader.spec import ops
 from grader.spec.cases import TrainCase
-
-
-def method_name(target: str) -> str:
-    """What the student wrote for ``target``, as the feedback names it."""
-    if target in ops.OPS:
-        return ops.OPS[target].method
-    return "the submission" if target == "submission" else target
+from grader.spec.ops import method_name
 
 WHAT = {
     "not-implemented": "{method} is not written yet: it still raises NotImplementedError, or is missing.",

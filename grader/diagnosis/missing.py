@@ -12,7 +12,7 @@ from __future__ import annotations
 from grader.diagnosis import feedback
 from grader.report.model import Diagnosis, Report
 from grader.spec.exercise import Exercise
-from grader.spec.ops import OPS
+from grader.spec.ops import OPS, method_name
 from grader.submission import shape
 from grader.submission.source import Submission
 
@@ -61,7 +61,7 @@ def explain_missing(report: Report, submission: Submission, exercise: Exercise) 
     others = [m for m in shape.method_names(source, cls)
               if m in {op.method for op in OPS.values()} and m not in methods]
     for diagnosis in report.diagnoses:
-        method = feedback.method_name(diagnosis.target)
+        method = method_name(diagnosis.target)
         if diagnosis.code != "not-implemented" or method not in missing:
             continue
         near = shape.near_miss(source, cls, method)

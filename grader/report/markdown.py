@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from grader.diagnosis.feedback import fmt
-from grader.report.model import Report, method_name, printable
+from grader.report.model import Report, printable
+from grader.spec.ops import method_name
 from grader.submission.source import Location
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")

@@ -39,13 +39,6 @@ def printable_tree(data: object) -> object:
     return data
 
 
-def method_name(target: str) -> str:
-    """How the student knows ``target``: the method or function they wrote (``__mul__``, ``train_step``)."""
-    from grader.diagnosis.feedback import method_name as named
-
-    return named(target)
-
-
 def tidy(x: object) -> object:
     """A JSON-friendly, run-to-run stable form of a number (or a description of a non-number)."""
     if isinstance(x, float):

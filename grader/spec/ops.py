@@ -100,6 +100,13 @@ def op(name: str) -> Op:
         raise KeyError(f"unknown op {name!r} (known: {', '.join(OPS)})") from None
 
 
+def method_name(target: str) -> str:
+    """How the student knows ``target``: the method or function they wrote (``__mul__``, ``train_step``)."""
+    if target in OPS:
+        return OPS[target].method
+    return "the submission" if target == "submission" else target
+
+
 def operand_count(node: tuple) -> int:
     """How many operand indices follow the kind in a node tuple."""
     return 0 if node[0] in ("leaf", "const") else OPS[node[0]].arity
