@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from grader.judging.judge import Verdict
 from grader.report.graph import mermaid, svg
-from grader.report.model import Counterexample, tidy
+from grader.report.model import Counterexample, fmt
 from grader.spec.cases import TrainCase
 from grader.spec.ops import method_name
 
@@ -94,11 +94,6 @@ def describe_error(error: dict) -> str:
     where = f" (line {error['line']})" if error.get("line") else ""
     message = f": {error['message']}" if error.get("message") else ""
     return f"{error.get('type', 'an error')}{message}{where}"
-
-
-def fmt(x: object) -> str:
-    x = tidy(x)
-    return f"{x:g}" if isinstance(x, float) else str(x)
 
 
 def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:

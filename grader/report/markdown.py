@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 
-from grader.diagnosis.feedback import fmt
-from grader.report.model import Report, printable
+from grader.report.model import Report, fmt, printable
 from grader.spec.ops import method_name
 from grader.submission.source import Location
 

@@ -52,6 +52,12 @@ def tidy(x: object) -> object:
     return x
 
 
+def fmt(x: object) -> str:
+    """A number as a message shows it (nine significant digits at most), anything else as text."""
+    x = tidy(x)
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 @dataclass
 class Counterexample:
     """The smallest failing case of a check, with what was expected and what came back."""
