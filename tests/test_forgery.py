@@ -12,7 +12,6 @@ import math
 from pathlib import Path
 
 import pytest
-import test_hostile
 from helpers import SOLUTION, micrograde
 
 import reference
@@ -20,9 +19,9 @@ from grader.child import harness
 from grader.child.process import parse_reply
 from grader.grade import Options, grade
 from grader.judging import judge
+from grader.judging.plan import plan_op
 from grader.spec.cases import Case, TrainCase
 
-mode = test_hostile.mode  # the fixture: both sandbox modes
 ATTACKS = Path(__file__).parent / "attacks"
 OPS = ("add", "mul", "pow", "tanh", "backward")
 # One real bug: __add__ overwrites gradient instead of adding to it.
@@ -219,33 +218,51 @@ def test_close_calls_a_non_finite_value_close_only_to_itself():
     assert judge.close(3.0, 3.0 + 1e-9) and not judge.close(3.0, 3.1)
 
 
+def judged(reply: dict):
+    """``MUL`` judged on a reply written by hand, as the grading process judges the child's."""
+    plan = plan_op(MUL, "mul")
+    return judge.judge_op(MUL, reply, plan, judge.Tolerance())
+
+
+# The probes of a * b at a = 2, b = 3: a nudged up and down by its step, then b by its step.
+STEPS = {position: h for _, position, h in plan_op(MUL, "mul").probes}
+PROBES = [(2.0 + STEPS[0]) * 3.0, (2.0 - STEPS[0]) * 3.0, 2.0 * (3.0 + STEPS[1]), 2.0 * (3.0 - STEPS[1])]
+
+
 def test_a_reply_of_infinities_fails_its_case():
     line = (b'{"id": 3, "data": [Infinity, Infinity, Infinity], "grads": [Infinity, Infinity, Infinity],'
-            b' "fd": {"a": [Infinity, Infinity, 1e-05], "b": [Infinity, -Infinity, 1e-05]}}')
-    verdict = judge.judge_op(MUL, "mul", parse_reply(line))
+            b' "probes": [Infinity, Infinity, Infinity, -Infinity]}')
+    verdict = judged(parse_reply(line))
     assert not verdict.passed("both")
     assert not verdict.forward_ok and not verdict.grads_ok and not verdict.fd_ok
     json.dumps(verdict.actual, allow_nan=False)  # what a report would show is plain JSON
 
 
-@pytest.mark.parametrize("reply", [
-    {"data": [2.0, 3.0, 6.0], "grads": [3.0, 2.0, 1.0], "fd": {"a": [6.0, 6.0, 0.0], "b": [6.0, 6.0, -1.0]}},
-    {"data": [2.0, 3.0, 6.0], "grads": [3.0, 2.0, 1.0], "fd": {"a": [1e308, -1e308, 1e-300], "b": "x"}},
+def test_the_right_reply_passes():
+    """The hand-written replies below differ from this one only where they are hostile."""
+    verdict = judged({"data": [2.0, 3.0, 6.0], "grads": [3.0, 2.0, 1.0], "probes": PROBES})
+    assert verdict.passed("both") and verdict.fd_ok
+
+
+@pytest.mark.parametrize("probes", [
+    [6.0, 6.0, 6.0, 6.0],
+    [1e308, -1e308, 6.0, "x"],
+    [float("inf"), 6.0, 6.0, 6.0],
 ])
-def test_hostile_probes_fail_the_finite_difference_oracle_without_an_exception(reply):
-    verdict = judge.judge_op(MUL, "mul", reply)
+def test_hostile_probes_fail_the_finite_difference_oracle_without_an_exception(probes):
+    verdict = judged({"data": [2.0, 3.0, 6.0], "grads": [3.0, 2.0, 1.0], "probes": probes})
     assert verdict.passed("both")  # the values themselves are right
     assert not verdict.fd_ok
 
 
 @pytest.mark.parametrize("reply", [
-    {"data": [2.0, 3.0, {"invalid": [[["deep"]]]}], "grads": [True, 2.0, 1.0], "fd": {}},
-    {"data": [2.0, 3.0, 6.0], "grads": [3.0, 10 ** 400, 1.0], "fd": {}},
+    {"data": [2.0, 3.0, {"invalid": [[["deep"]]]}], "grads": [True, 2.0, 1.0], "probes": PROBES},
+    {"data": [2.0, 3.0, 6.0], "grads": [3.0, 10 ** 400, 1.0], "probes": PROBES},
     {"error": {"type": ["x"], "message": {"a": 1}, "line": 1e9, "file": 3, "phase": None}},
     {"error": "no"},
 ])
 def test_hostile_numbers_fail_the_case_without_an_exception(reply):
-    verdict = judge.judge_op(MUL, "mul", reply)
+    verdict = judged(reply)
     assert not verdict.passed("both")
     json.dumps([verdict.actual, verdict.actual_data, verdict.error], allow_nan=False)
     if verdict.error is not None:
@@ -258,7 +275,7 @@ def test_forged_training_parameters_fail_without_an_overflow():
     weights = [0.1] * 41
     xs, ys = [[1.0, 2.0, 3.0]], [1.0]
     reply = {"losses": [1.0, 1.0], "params": [[1e200] * 41, [1e200] * 41]}  # the second loss is judged on these
-    verdict = judge.judge_train(case, weights, xs, ys, reply)
+    verdict = judge.judge_train(case, weights, xs, ys, reply, judge.Tolerance())
     assert not verdict.passed("both")
 
 

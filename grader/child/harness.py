@@ -565,7 +565,7 @@ PROCESS_EVENTS = {"os.fork", "os.forkpty", "os.system", "os.exec", "os.spawn", "
                   "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata"}
 PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.link",
                "os.symlink", "os.truncate", "os.utime", "shutil.rmtree", "os.chflags", "os.lchflags"}
-READ_EVENTS = {"open", "os.listdir", "os.scandir"}
+READ_EVENTS = {"open", "os.listdir", "os.scandir", "os.chdir"}
 # What no solution needs and what would reach the guard's own objects or rewrite the
 # harness's running code: every live object, the referrers of one, a tracer or profiler
 # (which may rewrite any frame's locals), the frames of every thread.
@@ -689,16 +689,25 @@ def install_guard(workdir, hidden, local_names):
             return _ImportError(f"{name} may not be used by a submission")
         return None
 
+    named = tuple(os.path.realpath(h) for h in hidden)
+
     def reaches(path, *, _off_limits=blocked, _stat=os.stat, _getcwd=os.getcwd, _rpartition=str.rpartition,
-                _startswith=str.startswith, _item=tuple.__getitem__, _OSError=OSError, _ValueError=ValueError):
+                _startswith=str.startswith, _item=tuple.__getitem__, _OSError=OSError, _ValueError=ValueError,
+                _named=named, _normpath=os.path.normpath):
         """Whether ``path`` or a directory on the way to it is off limits (each prefix is
         asked of the kernel, so links, ``..`` and ``/proc/self/root`` change nothing; a
-        relative path is taken from the current directory, wherever that is)."""
+        relative path is taken from the current directory, wherever that is). A path is
+        also off limits by name, so that where the grader's files are not there at all
+        (the minimal root) trying to reach them counts the same as where they are."""
         if not _startswith(path, "/"):
             try:
                 path = _getcwd() + "/" + path
             except _OSError:
                 pass
+        normal = _normpath(path)
+        for root in _named:
+            if normal == root or _startswith(normal, root + "/"):
+                return True
         while path:
             try:
                 status = _stat(path)
