@@ -37,6 +37,7 @@ class TargetRun:
         self.options = options
         self.deadline = time.monotonic() + options.timeout
         self.lost: WorkerLost | None = None
+        self.graphs: set = set()  # every distinct expression the target was checked on
 
     def request(self, case) -> dict:
         if isinstance(case, TrainCase):
@@ -50,6 +51,7 @@ class TargetRun:
                 "inputs": case.values}
 
     def evaluate(self, case) -> Verdict:
+        self.graphs.update(getattr(case, "exprs", ()))
         reply = self.session.call(self.request(case), self.deadline)
         try:
             if isinstance(case, TrainCase):
@@ -65,11 +67,16 @@ class TargetRun:
         result = CheckResult(check.id, self.target, check.title, "passed", points(check))
         if check.generated:
             from grader.search.engine import search
-            from grader.search.strategies import expressions
 
-            strategy = (expressions(self.target) if self.target in OP_TARGETS
-                        else expressions(None, roots=2))
-            verdicts = search(strategy, self.evaluate, check.focus, self.options.max_examples)
+            target, roots = (self.target, 1) if self.target in OP_TARGETS else (None, 2)
+
+            def strategy():  # Hypothesis is imported only if the search has to run it
+                from grader.search.strategies import expressions
+
+                return expressions(target, roots=roots)
+
+            verdicts = search(strategy, self.evaluate, check.focus, self.options.max_examples,
+                              key=f"{target}:{roots}")
         else:
             verdicts = [self.evaluate(case) for case in check.cases]
         failing = [v for v in verdicts if not v.passed(check.focus)]
@@ -218,6 +225,8 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                 started = time.monotonic()
                 results, verdicts = run.run()
                 report.timings[target] = time.monotonic() - started
+                if run.graphs:
+                    report.coverage[target] = {"graphs": len(run.graphs), "nodes": sum(map(len, run.graphs))}
                 report.checks.extend(results)
                 report.diagnoses.extend(diagnoses_for(target, run, verdicts, submission.location(target)))
             report.output = session.output()

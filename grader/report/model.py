@@ -108,6 +108,7 @@ class Report:
     sandbox: dict = field(default_factory=dict)
     execution: dict | None = None  # --execute: how running the notebook in a kernel went
     timings: dict[str, float] = field(default_factory=dict)  # seconds per target; not in the JSON
+    coverage: dict[str, dict[str, int]] = field(default_factory=dict)  # target: distinct graphs and their nodes
 
     @property
     def forbidden(self) -> bool:
@@ -149,5 +150,6 @@ class Report:
             "warnings": list(self.warnings),
             "output": self.output,
             "sandbox": self.sandbox,
+            "coverage": self.coverage,
             **({"execution": self.execution} if self.execution is not None else {}),
         }

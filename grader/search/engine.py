@@ -1,37 +1,29 @@
 """Searching for a failing expression with Hypothesis, and shrinking it.
 
-Hypothesis drives the search from the grading process; each example is one
-round trip to the child. Runs are reproducible: the search is derandomized,
-keeps no example database and writes nothing to disk, and the smallest
-failure is chosen by our own measure, not by which one happened to be last.
+Each example is one round trip to the child. Runs are reproducible: the
+search is derandomized, keeps no example database and writes nothing to disk,
+and the smallest failure is chosen by our own measure, not by which one
+happened to be last.
+
+Because the search is derandomized, the examples a passing submission is
+shown are always the same: they are replayed from ``grader.search.replay``
+without starting the Hypothesis engine (nor importing it). Only when a
+replayed example fails does Hypothesis run; it then asks for the same
+examples in the same order, is answered from the replay up to that failure,
+and goes on searching and shrinking exactly as it would have alone. The
+child sees the same requests either way.
 """
 
 from __future__ import annotations
 
-import tempfile
+import functools
+from collections import deque
 from collections.abc import Callable
-from pathlib import Path
-
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis.configuration import set_hypothesis_home_dir
-from hypothesis.errors import Flaky
-from hypothesis.strategies import SearchStrategy
 
 from grader.judging.judge import Verdict
+from grader.search.replay import ReplayCache
 
 SHRINK_BUDGET = 80  # examples tried after the first failure, so shrinking stays quick
-
-# Hypothesis keeps a cache directory (for constants it finds in local source
-# files) relative to the working directory. Grading must leave no trace next to
-# the submission, and must not generate differently depending on which local
-# modules happen to be imported, so both are switched off.
-set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "micrograde-hypothesis-unused")
-try:
-    from hypothesis.internal.conjecture import providers as _providers
-
-    _providers._get_local_constants = lambda: _providers.Constants()
-except (ImportError, AttributeError):  # a Hypothesis without local constants
-    pass
 
 
 class _Mismatch(Exception):
@@ -42,16 +34,53 @@ class _Enough(BaseException):
     """The shrink budget is spent; stops Hypothesis at once (it only catches Exception)."""
 
 
-def search(strategy: SearchStrategy, evaluate: Callable[[object], Verdict], focus: str,
-           max_examples: int) -> list[Verdict]:
-    """Verdicts of the failing cases found (empty when every generated case passed)."""
+@functools.cache
+def _hypothesis():
+    """Hypothesis, imported on first need and set up to leave no trace and depend on nothing local."""
+    import tempfile
+    from pathlib import Path
+
+    import hypothesis
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    # Hypothesis keeps a cache directory (for constants it finds in local source
+    # files) relative to the working directory. Grading must leave no trace next to
+    # the submission, and must not generate differently depending on which local
+    # modules happen to be imported, so both are switched off.
+    set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "micrograde-hypothesis-unused")
+    try:
+        from hypothesis.internal.conjecture import providers as _providers
+
+        _providers._get_local_constants = lambda: _providers.Constants()
+    except (ImportError, AttributeError):  # a Hypothesis without local constants
+        pass
+    return hypothesis
+
+
+def _run(strategy, probe: Callable[[object], None], max_examples: int) -> None:
+    """Run ``probe`` on the examples of a derandomized search; it raises ``_Mismatch`` to shrink."""
+    hypothesis = _hypothesis()
+    from hypothesis.errors import Flaky
+
+    @hypothesis.settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+                         phases=(hypothesis.Phase.explicit, hypothesis.Phase.generate, hypothesis.Phase.shrink),
+                         report_multiple_bugs=False, suppress_health_check=list(hypothesis.HealthCheck),
+                         verbosity=hypothesis.Verbosity.quiet, print_blob=False)
+    @hypothesis.given(strategy)
+    def run(case) -> None:
+        probe(case)
+
+    try:
+        run()
+    except (_Mismatch, _Enough, Flaky):
+        pass
+
+
+def full_search(strategy, evaluate: Callable[[object], Verdict], focus: str, max_examples: int) -> list[Verdict]:
+    """The Hypothesis search itself: the failing verdicts, the first one found first."""
     failures: list[Verdict] = []
     after_failure = [0]
 
-    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
-              phases=(Phase.explicit, Phase.generate, Phase.shrink), report_multiple_bugs=False,
-              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False)
-    @given(strategy)
     def probe(case) -> None:
         if failures:
             after_failure[0] += 1
@@ -62,8 +91,49 @@ def search(strategy: SearchStrategy, evaluate: Callable[[object], Verdict], focu
             failures.append(verdict)
             raise _Mismatch
 
-    try:
-        probe()
-    except (_Mismatch, _Enough, Flaky):
-        pass
+    _run(strategy, probe, max_examples)
     return failures
+
+
+def passing_examples(strategy, max_examples: int) -> list:
+    """Every example, in order, that the search shows a submission passing them all."""
+    examples: list = []
+    _run(strategy, examples.append, max_examples)
+    return examples
+
+
+class _Replayed:
+    """``evaluate``, answered from verdicts already known while the same cases come in the same order."""
+
+    def __init__(self, known: list[tuple[object, Verdict]], evaluate: Callable[[object], Verdict]):
+        self.known = deque(known)
+        self.evaluate = evaluate
+
+    def __call__(self, case) -> Verdict:
+        if self.known and self.known[0][0] == case:
+            return self.known.popleft()[1]
+        self.known.clear()
+        return self.evaluate(case)
+
+
+def search(strategy: Callable[[], object], evaluate: Callable[[object], Verdict], focus: str,
+           max_examples: int, *, key: str) -> list[Verdict]:
+    """Verdicts of the failing cases found (empty when every generated case passed).
+
+    ``strategy`` makes the Hypothesis strategy, only if Hypothesis has to run;
+    ``key`` names it in the replay cache (the same key, the same examples).
+    """
+    cache = ReplayCache.for_search(key, max_examples)
+    if cache is None:
+        return full_search(strategy(), evaluate, focus, max_examples)
+    examples = cache.load()
+    if examples is None:
+        examples = passing_examples(strategy(), max_examples)
+        cache.store(examples)
+    known = []
+    for case in examples:
+        verdict = evaluate(case)
+        known.append((case, verdict))
+        if not verdict.passed(focus):
+            return full_search(strategy(), _Replayed(known, evaluate), focus, max_examples)
+    return []

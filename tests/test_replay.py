@@ -1,0 +1,164 @@
+"""Replaying stored examples: the same reports as a full Hypothesis search, and a cache that cannot mislead."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS, ROOT, SOLUTION
+
+from grader.grade import Options, grade
+from grader.search import replay
+from grader.search.replay import ReplayCache
+
+MUTANTS = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
+
+
+def mutate(replacements: list[list[str]]) -> str:
+    source = SOLUTION
+    for old, new in replacements:
+        source = source.replace(old, new)
+    return source
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch) -> Path:
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("MICROGRADE_CACHE_DIR", str(directory))
+    monkeypatch.delenv("MICROGRADE_REPLAY", raising=False)
+    return directory
+
+
+def test_replay_reports_equal_full_search_on_the_mutation_corpus(cache_dir, tmp_path, monkeypatch):
+    """Every mutant, and the solution, graded with replay and without.
+
+    The mutants that hang are left out: they hang in their first hand-picked
+    check, so no search of theirs ever runs, and each would cost seconds.
+    """
+    subjects = [("solution", SOLUTION)] + [(m["name"], mutate(m["replace"])) for m in MUTANTS if "timeout" not in m]
+    grade(CORPUS / "solution.py")  # fills the cache: what follows replays it
+    stored = sorted(cache_dir.glob("*.json"))
+    assert len(stored) == 5  # the four ops and backward
+    with_replay, without = {}, {}
+    for name, source in subjects:
+        path = tmp_path / f"{name}.py"
+        path.write_text(source)
+        with_replay[name] = grade(path).to_json()
+    monkeypatch.setenv("MICROGRADE_REPLAY", "0")
+    for name, _ in subjects:
+        without[name] = grade(tmp_path / f"{name}.py").to_json()
+    assert sorted(cache_dir.glob("*.json")) == stored
+    generated_failures = 0
+    for name, _ in subjects:
+        assert with_replay[name] == without[name], name
+        generated_failures += sum(1 for c in with_replay[name]["checks"]
+                                  if c["id"].endswith(".generated") and c["status"] != "passed")
+    # the comparison covers real shrinking, on every target Hypothesis searches
+    failing_targets = {c["target"] for report in with_replay.values() for c in report["checks"]
+                       if c["id"].endswith(".generated") and c["counterexample"]}
+    assert failing_targets == {"add", "mul", "pow", "tanh", "backward"}
+    assert generated_failures >= 20
+
+
+def test_a_passing_grade_does_not_import_hypothesis(tmp_path):
+    env = {**os.environ, "MICROGRADE_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("MICROGRADE_REPLAY", None)
+    program = ("import sys; from grader.cli import main; code = main(['grade', sys.argv[1], '--format', 'json',"
+               " '--output', sys.argv[2]]); print(code, 'hypothesis' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", program, str(CORPUS / "solution.py"), str(tmp_path / f"{i}.json")],
+                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120) for i in range(2)]
+    assert [r.stdout.split() for r in runs] == [["0", "True"], ["0", "False"]], runs[-1].stderr
+    first, second = (json.loads((tmp_path / f"{i}.json").read_text()) for i in range(2))
+    assert first == second
+    assert set(second["coverage"]) == {"add", "mul", "pow", "tanh", "backward"}
+    assert all(c["graphs"] >= 10 and c["nodes"] > c["graphs"] for c in second["coverage"].values())
+
+
+def test_the_cache_is_written_atomically_and_never_next_to_the_submission(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "submission.py").write_text(SOLUTION)
+    env = {k: v for k, v in os.environ.items() if k not in ("MICROGRADE_CACHE_DIR", "MICROGRADE_REPLAY")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    result = subprocess.run([sys.executable, "-m", "grader", "grade", "submission.py"], capture_output=True,
+                            text=True, cwd=work, env={**env, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["submission.py"]
+    stored = list((tmp_path / "xdg" / "micrograde").iterdir())
+    assert len(stored) == 5 and all(p.suffix == ".json" and not p.name.startswith(".") for p in stored)
+    assert oct((tmp_path / "xdg" / "micrograde").stat().st_mode & 0o777) == "0o700"
+
+
+def a_cache(cache_dir: Path) -> tuple[ReplayCache, list]:
+    """The cache of the ``add`` search, filled by a real grade."""
+    grade(CORPUS / "solution.py")
+    cache = ReplayCache.for_search("add:1", Options().max_examples)
+    examples = cache.load()
+    assert examples and cache.path.parent == cache_dir
+    return cache, examples
+
+
+def test_a_stored_cache_holds_the_examples_exactly(cache_dir):
+    cache, examples = a_cache(cache_dir)
+    assert all(replay.decode(json.loads(json.dumps(replay.encode(e)))) == e for e in examples)
+    assert len({e.exprs for e in examples}) > 10
+    stale = ReplayCache.for_search("add:1", Options().max_examples + 1)
+    assert stale.path != cache.path and stale.load() is None
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-key", "wrong-checksum", "bad-node",
+                                    "world-writable", "not-ours", "symlink"])
+def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, damage, tmp_path):
+    cache, examples = a_cache(cache_dir)
+    good = cache.path.read_bytes()
+    data = json.loads(good)
+    fewer = data["cases"][:1]  # a cache that would let a buggy submission through unnoticed
+    if damage == "garbage":
+        cache.path.write_bytes(b"\x00\xff not json")
+    elif damage == "truncated":
+        cache.path.write_bytes(good[: len(good) // 2])
+    elif damage == "wrong-key":
+        cache.path.write_text(json.dumps({**data, "key": data["key"].replace("add:1", "mul:1")}))
+    elif damage == "wrong-checksum":
+        cache.path.write_text(json.dumps({**data, "cases": fewer}))
+    elif damage == "bad-node":
+        bad = [{"exprs": [[["leaf", "a"], ["add", 0, 5]]], "inputs": [["a", 2.0]]}]
+        cache.path.write_text(json.dumps({**data, "cases": bad, "checksum": replay.checksum(bad)}))
+    else:
+        cache.path.write_text(json.dumps({**data, "cases": fewer, "checksum": replay.checksum(fewer)}))
+        assert cache.load() is not None and len(cache.load()) == 1  # well formed: only where it is says no
+        if damage == "world-writable":
+            os.chmod(cache.path, 0o666)
+        elif damage == "not-ours":
+            os.chown(cache.path, os.geteuid() + 1, -1)
+        else:
+            elsewhere = tmp_path / "elsewhere.json"
+            cache.path.rename(elsewhere)
+            cache.path.symlink_to(elsewhere)
+    assert cache.load() is None
+    source = mutate(next(m["replace"] for m in MUTANTS if m["name"] == "add-overwrite"))
+    (tmp_path / "buggy.py").write_text(source)
+    report = grade(tmp_path / "buggy.py")
+    assert report.codes("add") == ["grad-overwrite"]
+    assert not cache.path.is_symlink() and cache.path.read_bytes() == good  # replaced by the real examples
+    assert cache.load() == examples
+
+
+def test_an_unsafe_cache_directory_is_not_used(cache_dir):
+    cache_dir.mkdir(mode=0o777)
+    os.chmod(cache_dir, 0o777)
+    assert ReplayCache.for_search("add:1", 20) is None
+    report = grade(CORPUS / "solution.py")
+    assert report.score == report.max_score and list(cache_dir.iterdir()) == []
+
+
+def test_replay_can_be_turned_off(cache_dir, monkeypatch):
+    monkeypatch.setenv("MICROGRADE_REPLAY", "0")
+    assert ReplayCache.for_search("add:1", 20) is None
+    grade(CORPUS / "solution.py")
+    assert not cache_dir.exists()
