@@ -17,6 +17,7 @@ from grader.search import replay
 from grader.search.replay import ReplayCache
 
 MUTANTS = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
+SEARCHED = {"add", "mul", "pow", "tanh", "backward"}  # the targets with a generated check
 
 
 def mutate(replacements: list[list[str]]) -> str:
@@ -35,34 +36,33 @@ def cache_dir(tmp_path, monkeypatch) -> Path:
 
 
 def test_replay_reports_equal_full_search_on_the_mutation_corpus(cache_dir, tmp_path, monkeypatch):
-    """Every mutant, and the solution, graded with replay and without.
+    """The solution and the mutants, graded with replay (searches first recorded, then replayed) and without.
 
-    The mutants that hang are left out: they hang in their first hand-picked
-    check, so no search of theirs ever runs, and each would cost seconds.
+    One mutant for each distinct expectation that names a searched target, so
+    every target and every diagnosis of theirs is covered in a CI-sized time;
+    the others fail no search (their searches pass, as the solution's do). The
+    mutants that hang are left out: they hang before any search runs.
     """
-    subjects = [("solution", SOLUTION)] + [(m["name"], mutate(m["replace"])) for m in MUTANTS if "timeout" not in m]
-    grade(CORPUS / "solution.py")  # fills the cache: what follows replays it
-    stored = sorted(cache_dir.glob("*.json"))
-    assert len(stored) == 5  # the four ops and backward
-    with_replay, without = {}, {}
+    chosen: dict[str, dict] = {}
+    for m in MUTANTS:
+        if "timeout" not in m and set(m["expect"]) & SEARCHED:
+            chosen.setdefault(json.dumps(m["expect"], sort_keys=True), m)
+    subjects = [("solution", SOLUTION)] + [(m["name"], mutate(m["replace"])) for m in chosen.values()]
     for name, source in subjects:
-        path = tmp_path / f"{name}.py"
-        path.write_text(source)
-        with_replay[name] = grade(path).to_json()
+        (tmp_path / f"{name}.py").write_text(source)
+    recorded = {name: grade(tmp_path / f"{name}.py").to_json() for name, _ in subjects}
+    assert len(list(cache_dir.glob("*.json"))) == 5  # the four ops and backward
+    replayed = {name: grade(tmp_path / f"{name}.py").to_json() for name, _ in subjects}
     monkeypatch.setenv("MICROGRADE_REPLAY", "0")
+    without = {name: grade(tmp_path / f"{name}.py").to_json() for name, _ in subjects}
     for name, _ in subjects:
-        without[name] = grade(tmp_path / f"{name}.py").to_json()
-    assert sorted(cache_dir.glob("*.json")) == stored
-    generated_failures = 0
-    for name, _ in subjects:
-        assert with_replay[name] == without[name], name
-        generated_failures += sum(1 for c in with_replay[name]["checks"]
-                                  if c["id"].endswith(".generated") and c["status"] != "passed")
+        assert recorded[name] == without[name], name
+        assert replayed[name] == without[name], name
     # the comparison covers real shrinking, on every target Hypothesis searches
-    failing_targets = {c["target"] for report in with_replay.values() for c in report["checks"]
-                       if c["id"].endswith(".generated") and c["counterexample"]}
-    assert failing_targets == {"add", "mul", "pow", "tanh", "backward"}
-    assert generated_failures >= 20
+    shrunk = [c for report in without.values() for c in report["checks"]
+              if c["id"].endswith(".generated") and c["counterexample"]]
+    assert {c["target"] for c in shrunk} == SEARCHED
+    assert len(shrunk) >= 20
 
 
 def test_a_passing_grade_does_not_import_hypothesis(tmp_path):
@@ -94,44 +94,78 @@ def test_the_cache_is_written_atomically_and_never_next_to_the_submission(tmp_pa
     assert oct((tmp_path / "xdg" / "micrograde").stat().st_mode & 0o777) == "0o700"
 
 
+def passing_path(tree: replay.SearchTree) -> list:
+    """The examples a submission that passes them all is shown, in order."""
+    examples, node = [], tree.following(None, False)
+    while node >= 0:
+        examples.append(tree.case(node))
+        node = tree.following(node, False)
+    assert node == replay.END
+    return examples
+
+
 def a_cache(cache_dir: Path) -> tuple[ReplayCache, list]:
-    """The cache of the ``add`` search, filled by a real grade."""
+    """The cache of the ``add`` search, filled by a real grade, and the examples of its passing path."""
     grade(CORPUS / "solution.py")
     cache = ReplayCache.for_search("add:1", Options().max_examples)
-    examples = cache.load()
-    assert examples and cache.path.parent == cache_dir
+    examples = passing_path(cache.load())
+    assert len(examples) >= Options().max_examples and cache.path.parent == cache_dir
     return cache, examples
 
 
 def test_a_stored_cache_holds_the_examples_exactly(cache_dir):
     cache, examples = a_cache(cache_dir)
-    assert all(replay.decode(json.loads(json.dumps(replay.encode(e)))) == e for e in examples)
+    assert all(replay.storable(e) for e in examples)
     assert len({e.exprs for e in examples}) > 10
     stale = ReplayCache.for_search("add:1", Options().max_examples + 1)
     assert stale.path != cache.path and stale.load() is None
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-key", "wrong-checksum", "bad-node",
+def test_a_failing_search_is_replayed_the_second_time_without_hypothesis(tmp_path):
+    env = {**os.environ, "MICROGRADE_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("MICROGRADE_REPLAY", None)
+    buggy = tmp_path / "buggy.py"
+    buggy.write_text(mutate(next(m["replace"] for m in MUTANTS if m["name"] == "tanh-derivative-one-minus-t")))
+    program = ("import sys; from grader.cli import main; code = main(['grade', sys.argv[1], '--format', 'json',"
+               " '--output', sys.argv[2]]); print(code, 'hypothesis' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", program, str(buggy), str(tmp_path / f"{i}.json")],
+                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120) for i in range(2)]
+    assert [r.stdout.split() for r in runs] == [["1", "True"], ["1", "False"]], runs[-1].stderr
+    reports = [json.loads((tmp_path / f"{i}.json").read_text()) for i in range(2)]
+    assert reports[0] == reports[1]
+    [generated] = [c for c in reports[1]["checks"] if c["id"] == "tanh.generated"]
+    assert generated["status"] == "failed" and generated["counterexample"]["expression"]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-key", "wrong-checksum", "bad-case", "bad-link",
                                     "world-writable", "not-ours", "symlink"])
 def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, damage, tmp_path):
     cache, examples = a_cache(cache_dir)
     good = cache.path.read_bytes()
-    data = json.loads(good)
-    fewer = data["cases"][:1]  # a cache that would let a buggy submission through unnoticed
+    header, payload = json.loads(good.split(b"\n")[0]), json.loads(good.split(b"\n")[1])
+    # one example, then the end: a tree that would let a buggy submission through unnoticed
+    fewer = {"root": 0, "nodes": [[0, replay.END, replay.END]], "cases": payload["cases"][:1]}
+
+    def write(tree: dict, key: str = header["key"], checked: bool = True) -> None:
+        text = json.dumps(tree).encode()
+        sum_of = text if checked else json.dumps(payload).encode()
+        cache.path.write_bytes(json.dumps({"key": key, "checksum": replay.checksum(sum_of)}).encode() + b"\n" + text)
+
     if damage == "garbage":
         cache.path.write_bytes(b"\x00\xff not json")
     elif damage == "truncated":
         cache.path.write_bytes(good[: len(good) // 2])
     elif damage == "wrong-key":
-        cache.path.write_text(json.dumps({**data, "key": data["key"].replace("add:1", "mul:1")}))
+        write(fewer, key=header["key"].replace("add:1", "mul:1"))
     elif damage == "wrong-checksum":
-        cache.path.write_text(json.dumps({**data, "cases": fewer}))
-    elif damage == "bad-node":
-        bad = [{"exprs": [[["leaf", "a"], ["add", 0, 5]]], "inputs": [["a", 2.0]]}]
-        cache.path.write_text(json.dumps({**data, "cases": bad, "checksum": replay.checksum(bad)}))
+        write(fewer, checked=False)
+    elif damage == "bad-case":
+        write({**fewer, "cases": [{"exprs": [[["leaf", "a"], ["add", 0, 5]]], "inputs": [["a", 2.0]]}]})
+    elif damage == "bad-link":
+        write({**fewer, "nodes": [[0, 7, replay.END]]})
     else:
-        cache.path.write_text(json.dumps({**data, "cases": fewer, "checksum": replay.checksum(fewer)}))
-        assert cache.load() is not None and len(cache.load()) == 1  # well formed: only where it is says no
+        write(fewer)
+        assert len(passing_path(cache.load())) == 1  # well formed: only where it is says no
         if damage == "world-writable":
             os.chmod(cache.path, 0o666)
         elif damage == "not-ours":
@@ -140,13 +174,15 @@ def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, dam
             elsewhere = tmp_path / "elsewhere.json"
             cache.path.rename(elsewhere)
             cache.path.symlink_to(elsewhere)
-    assert cache.load() is None
+    tree = cache.load()
+    assert tree is None or damage == "bad-case" and tree.case(0) is None
     source = mutate(next(m["replace"] for m in MUTANTS if m["name"] == "add-overwrite"))
     (tmp_path / "buggy.py").write_text(source)
     report = grade(tmp_path / "buggy.py")
     assert report.codes("add") == ["grad-overwrite"]
-    assert not cache.path.is_symlink() and cache.path.read_bytes() == good  # replaced by the real examples
-    assert cache.load() == examples
+    assert not cache.path.is_symlink()
+    grade(CORPUS / "solution.py")
+    assert passing_path(cache.load()) == examples  # replaced by the real examples
 
 
 def test_an_unsafe_cache_directory_is_not_used(cache_dir):

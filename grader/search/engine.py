@@ -5,13 +5,14 @@ search is derandomized, keeps no example database and writes nothing to disk,
 and the smallest failure is chosen by our own measure, not by which one
 happened to be last.
 
-Because the search is derandomized, the examples a passing submission is
-shown are always the same: they are replayed from ``grader.search.replay``
-without starting the Hypothesis engine (nor importing it). Only when a
-replayed example fails does Hypothesis run; it then asks for the same
-examples in the same order, is answered from the replay up to that failure,
-and goes on searching and shrinking exactly as it would have alone. The
-child sees the same requests either way.
+A derandomized search asks for the same examples whenever the same ones
+fail, so searches are replayed from ``grader.search.replay``'s tree without
+starting the Hypothesis engine (nor importing it): a passing submission
+always, a failing one when its path of passes and failures has been walked
+before. Where the tree does not know what comes next, Hypothesis runs; it
+asks for the same examples in the same order, is answered from what the walk
+already saw, and goes on searching and shrinking exactly as it would have
+alone. The child sees the same requests either way.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 
 from grader.judging.judge import Verdict
-from grader.search.replay import ReplayCache
+from grader.search.replay import END, ReplayCache
 
 SHRINK_BUDGET = 80  # examples tried after the first failure, so shrinking stays quick
 
@@ -57,8 +58,9 @@ def _hypothesis():
     return hypothesis
 
 
-def _run(strategy, probe: Callable[[object], None], max_examples: int) -> None:
-    """Run ``probe`` on the examples of a derandomized search; it raises ``_Mismatch`` to shrink."""
+def _run(strategy, probe: Callable[[object], None], max_examples: int) -> bool:
+    """Run ``probe`` on the examples of a derandomized search (it raises ``_Mismatch`` to shrink);
+    False when the shrink budget stopped it."""
     hypothesis = _hypothesis()
     from hypothesis.errors import Flaky
 
@@ -72,12 +74,17 @@ def _run(strategy, probe: Callable[[object], None], max_examples: int) -> None:
 
     try:
         run()
-    except (_Mismatch, _Enough, Flaky):
+    except _Enough:
+        return False
+    except (_Mismatch, Flaky):
         pass
+    return True
 
 
-def full_search(strategy, evaluate: Callable[[object], Verdict], focus: str, max_examples: int) -> list[Verdict]:
-    """The Hypothesis search itself: the failing verdicts, the first one found first."""
+def full_search(strategy, evaluate: Callable[[object], Verdict], focus: str,
+                max_examples: int) -> tuple[list[Verdict], bool]:
+    """The Hypothesis search itself: the failing verdicts, the first one found first, and
+    whether Hypothesis ended by itself (not stopped by the shrink budget)."""
     failures: list[Verdict] = []
     after_failure = [0]
 
@@ -91,8 +98,8 @@ def full_search(strategy, evaluate: Callable[[object], Verdict], focus: str, max
             failures.append(verdict)
             raise _Mismatch
 
-    _run(strategy, probe, max_examples)
-    return failures
+    ended = _run(strategy, probe, max_examples)
+    return failures, ended
 
 
 def passing_examples(strategy, max_examples: int) -> list:
@@ -125,15 +132,36 @@ def search(strategy: Callable[[], object], evaluate: Callable[[object], Verdict]
     """
     cache = ReplayCache.for_search(key, max_examples)
     if cache is None:
-        return full_search(strategy(), evaluate, focus, max_examples)
-    examples = cache.load()
-    if examples is None:
-        examples = passing_examples(strategy(), max_examples)
-        cache.store(examples)
-    known = []
-    for case in examples:
+        return full_search(strategy(), evaluate, focus, max_examples)[0]
+    tree = cache.load()
+    if tree is None:
+        tree = cache.record([(case, False) for case in passing_examples(strategy(), max_examples)], ended=True)
+    failures: list[Verdict] = []
+    known: list[tuple[object, Verdict]] = []
+    node, failed, after_failure = None, False, 0
+    while tree is not None:
+        following = tree.following(node, failed)
+        if following == END or (failures and after_failure == SHRINK_BUDGET):
+            return failures  # where Hypothesis ends, or the shrink budget would stop it
+        case = tree.case(following) if following >= 0 else None
+        if case is None:
+            break  # the tree does not know: Hypothesis goes on from here
+        after_failure += bool(failures)
         verdict = evaluate(case)
         known.append((case, verdict))
-        if not verdict.passed(focus):
-            return full_search(strategy(), _Replayed(known, evaluate), focus, max_examples)
-    return []
+        failed = not verdict.passed(focus)
+        if failed:
+            failures.append(verdict)
+        node = following
+    path: list[tuple[object, bool]] = []
+    replayed = _Replayed(known, evaluate)
+
+    def recorded(case) -> Verdict:
+        verdict = replayed(case)
+        path.append((case, not verdict.passed(focus)))
+        return verdict
+
+    failures, ended = full_search(strategy(), recorded, focus, max_examples)
+    if tree is not None:
+        cache.record(path, ended)
+    return failures

@@ -1,21 +1,26 @@
-"""The examples a derandomized search tries, kept on disk so a passing grade needs no Hypothesis.
+"""What a derandomized search asks for, kept on disk so that grading rarely needs Hypothesis.
 
-A derandomized Hypothesis search of a submission that passes every example
-tries a fixed list of examples, whatever the submission is. That list is
-generated once (at first use, by Hypothesis itself, without any submission),
-stored here and replayed: only when a replayed example fails does Hypothesis
-run, to search and shrink exactly as it would have without the cache.
+A derandomized Hypothesis search is a fixed function of what the test tells
+it: which example comes next depends only on which of the earlier ones
+failed. So the searches already run can be kept as a tree (``SearchTree``):
+each node an example, with the node that follows if it passes and the one
+that follows if it fails. The all-passing path is generated once, at first
+use, by Hypothesis itself and without any submission; the failing paths are
+added as Hypothesis walks them for real submissions (the same few bugs come
+back again and again). Walking the tree against a submission shows it exactly
+the examples Hypothesis would, in the same order; where the tree does not
+know what comes next, Hypothesis runs (see ``grader.search.engine``).
 
-The cache holds examples to try, never verdicts, so what it can get wrong is
-limited to which examples a passing submission is shown. It is trusted only
-when it is complete and certainly ours: a file is read only if it is a
-regular file owned by this user and writable by no one else, in a directory
-that is the same, and only if it names the exact key it was made for (the
-Hypothesis and micrograde versions, a fingerprint of the grader's strategy
-and case code, the caller's key and ``max_examples``) and its checksum holds.
-Anything else is ignored and replaced. Files are written atomically, and only
-under a user cache directory or beside the installed package: never in the
-working directory, so never next to a submission.
+The cache holds examples to try, never verdicts: every verdict comes from
+running the submission. It is trusted only when it is certainly ours: a file
+is read only if it is a regular file owned by this user and writable by no
+one else, in a directory that is the same, and only if it names the exact
+key it was made for (the Hypothesis and micrograde versions, a fingerprint
+of the grader's strategy and case code, the caller's key and
+``max_examples``) and its checksum holds. Anything else is ignored and
+replaced. Files are written atomically, and only under a user cache
+directory or beside the installed package: never in the working directory,
+so never next to a submission.
 
 ``MICROGRADE_CACHE_DIR`` chooses the directory; ``MICROGRADE_REPLAY=0`` turns
 replay off, so every search runs Hypothesis.
@@ -35,11 +40,12 @@ from pathlib import Path
 import grader
 from grader.spec.cases import Case
 
-FORMAT = 1
-MAX_BYTES = 16 * 1024 * 1024  # far above any real list of examples; a bigger file is not ours
-SOURCES = Path(grader.__file__).parent  # the code a list of examples depends on: spec/ and search/
+FORMAT = 2
+MAX_BYTES = 16 * 1024 * 1024  # a tree that grows past this stops growing; a bigger file is not ours
+SOURCES = Path(grader.__file__).parent  # the code the examples depend on: spec/ and search/
 KINDS = {"leaf": ("name",), "const": ("number",), "add": ("index", "index"), "mul": ("index", "index"),
          "pow": ("index", "number"), "tanh": ("index",)}
+UNKNOWN, END = -1, -2  # what follows a node: not known yet, or the search ended there
 
 
 def enabled() -> bool:
@@ -53,12 +59,11 @@ def cache_directories() -> list[Path]:
         return [Path(chosen)] if Path(chosen).is_absolute() else []
     candidates = []
     xdg = os.environ.get("XDG_CACHE_HOME", "")
+    home = os.environ.get("HOME", "")
     if xdg and Path(xdg).is_absolute():
         candidates.append(Path(xdg) / "micrograde")
-    else:
-        home = os.environ.get("HOME", "")
-        if home and Path(home).is_absolute():
-            candidates.append(Path(home) / ".cache" / "micrograde")
+    elif home and Path(home).is_absolute():
+        candidates.append(Path(home) / ".cache" / "micrograde")
     candidates.append(SOURCES / "search" / "__replay__")
     return candidates
 
@@ -85,7 +90,7 @@ def usable_directory() -> Path | None:
 
 
 def fingerprint() -> str:
-    """What the generated examples depend on: the Hypothesis release and the grader's own code."""
+    """What the examples depend on: the Hypothesis release and the grader's own code."""
     digest = hashlib.sha256(grader.__version__.encode())
     spec = importlib.util.find_spec("hypothesis")
     for location in (spec.submodule_search_locations or []) if spec else []:
@@ -141,12 +146,92 @@ def decode(data: object) -> Case | None:
     return Case(tuple(decoded), tuple(pairs))
 
 
-def checksum(cases: list) -> str:
-    return hashlib.sha256(json.dumps(cases, separators=(",", ":")).encode()).hexdigest()
+def storable(case: object) -> bool:
+    """True when ``case`` survives the trip through the file exactly."""
+    return isinstance(case, Case) and decode(json.loads(json.dumps(encode(case)))) == case
+
+
+class SearchTree:
+    """The searches seen so far: ``nodes[i] = [case, next if it passes, next if it fails]``.
+
+    ``root`` is the first node (or ``UNKNOWN``/``END``); cases are kept encoded
+    and decoded only when a walk reaches them.
+    """
+
+    def __init__(self, cases: list | None = None, nodes: list | None = None, root: int = UNKNOWN):
+        self.cases = cases or []
+        self.nodes = nodes or []
+        self.root = root
+        self._index = {json.dumps(c, sort_keys=True): i for i, c in enumerate(self.cases)}
+
+    @classmethod
+    def from_json(cls, data: object) -> SearchTree | None:
+        """The tree ``data`` describes, or ``None`` unless every link and index is in range."""
+        if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+            return None
+        cases, nodes, root = data["cases"], data.get("nodes"), data.get("root")
+        if not isinstance(nodes, list):
+            return None
+
+        def link(x: object) -> bool:
+            return isinstance(x, int) and not isinstance(x, bool) and END <= x < len(nodes)
+
+        for node in nodes:
+            if not (isinstance(node, list) and len(node) == 3 and all(link(x) for x in node)
+                    and 0 <= node[0] < len(cases)):
+                return None
+        return cls(cases, nodes, root) if link(root) else None
+
+    def to_json(self) -> dict:
+        return {"root": self.root, "nodes": self.nodes, "cases": self.cases}
+
+    def case(self, node: int) -> Case | None:
+        return decode(self.cases[self.nodes[node][0]])
+
+    def following(self, node: int | None, failed: bool) -> int:
+        """The node after ``node`` (the root after ``None``) given how ``node`` went."""
+        return self.root if node is None else self.nodes[node][2 if failed else 1]
+
+    def add(self, path: list[tuple[object, bool]], ended: bool) -> bool:
+        """Add one search, its examples in order with whether each failed; False if it contradicts the tree."""
+        if not all(storable(case) for case, _ in path):
+            return False
+        node, failed = None, False
+        for case, outcome in path:
+            encoded = encode(case)
+            nxt = self.following(node, failed)
+            if nxt < 0:
+                key = json.dumps(encoded, sort_keys=True)
+                if key not in self._index:
+                    self._index[key] = len(self.cases)
+                    self.cases.append(encoded)
+                self.nodes.append([self._index[key], UNKNOWN, UNKNOWN])
+                nxt = len(self.nodes) - 1
+                self._link(node, failed, nxt)
+            elif self.cases[self.nodes[nxt][0]] != encoded:
+                return False
+            node, failed = nxt, outcome
+        if ended and self.following(node, failed) == UNKNOWN:
+            self._link(node, failed, END)
+        return True
+
+    def _link(self, node: int | None, failed: bool, to: int) -> None:
+        if node is None:
+            self.root = to
+        else:
+            self.nodes[node][2 if failed else 1] = to
+
+
+def checksum(payload: bytes) -> str:
+    return hashlib.sha256(payload).hexdigest()
 
 
 class ReplayCache:
-    """The stored examples of one search: one file, named by the hash of its key."""
+    """The search tree of one search, in one file named by the hash of its key.
+
+    The file is a header line (the key and the checksum of the rest) and the
+    tree as one line of JSON.
+    """
 
     def __init__(self, directory: Path, key: str):
         self.key = key
@@ -162,8 +247,8 @@ class ReplayCache:
             return None
         return cls(directory, f"format {FORMAT}; {fingerprint()}; {key}; max_examples {max_examples}")
 
-    def load(self) -> list[Case] | None:
-        """The stored examples, or ``None`` when there are none we can trust."""
+    def load(self) -> SearchTree | None:
+        """The stored tree, or ``None`` when there is none we can trust."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
@@ -174,33 +259,37 @@ class ReplayCache:
                     or info.st_size > MAX_BYTES):
                 return None
             try:
-                data = json.loads(fh.read(MAX_BYTES + 1))
+                header, _, payload = fh.read(MAX_BYTES + 1).partition(b"\n")
+                header = json.loads(header)
+                if (not isinstance(header, dict) or header.get("key") != self.key
+                        or header.get("checksum") != checksum(payload)):
+                    return None
+                return SearchTree.from_json(json.loads(payload))
             except (ValueError, OSError):
                 return None
-        if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("cases"), list):
-            return None
-        if data.get("checksum") != checksum(data["cases"]):
-            return None
-        cases = [decode(item) for item in data["cases"]]
-        return None if any(case is None for case in cases) else cases
 
-    def store(self, cases: list) -> None:
-        """Write the examples atomically; examples this format cannot hold exactly are not stored."""
-        if not all(isinstance(case, Case) and decode(json.loads(json.dumps(encode(case)))) == case
-                   for case in cases):
-            return
-        encoded = [encode(case) for case in cases]
-        text = json.dumps({"key": self.key, "checksum": checksum(encoded), "cases": encoded})
+    def record(self, path: list[tuple[object, bool]], ended: bool) -> SearchTree | None:
+        """Add one search to the stored tree (made anew if there is none we trust); the tree, if kept."""
+        tree = self.load() or SearchTree()
+        if not tree.add(path, ended):
+            tree = SearchTree()
+            if not tree.add(path, ended):
+                return None
+        payload = json.dumps(tree.to_json(), separators=(",", ":")).encode()
+        if len(payload) > MAX_BYTES // 2:
+            return tree
+        header = json.dumps({"key": self.key, "checksum": checksum(payload)}).encode()
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".replay-", suffix=".tmp")
         except OSError:
-            return
+            return tree
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(header + b"\n" + payload)
             os.replace(tmp, self.path)
         except OSError:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+        return tree
