@@ -3,11 +3,14 @@
     python bench/bench_grade.py [--runs N]
 
 Times `micrograde grade` on a correct and on a buggy submission (three bugs,
-each shrunk to a counterexample), with the replay cache warm and with replay
-turned off (every search run by Hypothesis), in turn with `python -c "import
-hypothesis"`, the baseline; prints medians and the paired ratios to the
-baseline, the cost of the very first grade (when the cache is made), and how
-many distinct graphs each target was checked on.
+each shrunk to a counterexample), in turn with `python -c "import hypothesis"`,
+the baseline, and prints medians and the paired ratios to the baseline. The
+buggy one is timed twice: with bugs whose searches the cache has seen (the
+usual case in a course: the same misconceptions come back), and with bugs
+it has not (the cache then holds only the passing paths, copied in before
+each run, so Hypothesis searches and shrinks every time). Also with replay
+turned off, the cost of the very first grade (when the cache is made), and
+how many distinct graphs each target was checked on.
 Targets: correct <= 1.5x the baseline, buggy <= 2.5x.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,16 +46,21 @@ def main() -> None:
         for old, new in BUGS:
             source = source.replace(old, new)
         buggy.write_text(source)
-        env = {**os.environ, "MICROGRADE_CACHE_DIR": str(Path(tmp) / "cache")}
+        cache, passing, fresh = (Path(tmp) / name for name in ("cache", "passing", "fresh"))
+        env = {**os.environ, "MICROGRADE_CACHE_DIR": str(cache)}
         env.pop("MICROGRADE_REPLAY", None)
         grade = [sys.executable, "-m", "grader", "grade"]
-        cold, _ = run_once(Command("first grade", [*grade, str(SOLUTION)]), env=env)
+        cold, _, _ = run_once(Command("first grade", [*grade, str(SOLUTION)]), env=env)
+        shutil.copytree(cache, passing)
         off = ["env", "MICROGRADE_REPLAY=0", *grade]
+        unseen = ["sh", "-c", f'rm -rf "{fresh}" && cp -rp "{passing}" "{fresh}" && '
+                  f'MICROGRADE_CACHE_DIR="{fresh}" exec "$@"', "sh", *grade, str(buggy)]
         baseline = Command("python -c 'import hypothesis' (baseline)", [sys.executable, "-c", "import hypothesis"])
         commands = paired([
             baseline,
             Command("micrograde grade correct.py", [*grade, str(SOLUTION)]),
-            Command("micrograde grade buggy.py (3 bugs)", [*grade, str(buggy)], (1,)),
+            Command("micrograde grade buggy.py (3 bugs, seen before)", [*grade, str(buggy)], (1,)),
+            Command("micrograde grade buggy.py (3 bugs, new)", unseen, (1,)),
             Command("correct.py, replay off (Hypothesis searches)", [*off, str(SOLUTION)]),
             Command("buggy.py, replay off (Hypothesis searches)", [*off, str(buggy)], (1,)),
         ], args.runs, env=env)

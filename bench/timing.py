@@ -24,6 +24,7 @@ class Command:
     argv: list[str]
     ok_codes: tuple[int, ...] = (0,)
     seconds: list[float] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)  # user + system, with every process it waited for
     peak_mib: list[float] = field(default_factory=list)
 
     @property
@@ -31,8 +32,9 @@ class Command:
         return statistics.median(self.seconds)
 
 
-def run_once(command: Command, cwd: Path | None = None, env: dict | None = None) -> tuple[float, float]:
-    """Wall seconds and peak memory (MiB, the largest process) of one run; stops the benchmark on failure."""
+def run_once(command: Command, cwd: Path | None = None, env: dict | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak memory (MiB, the largest process) of one run; stops the
+    benchmark on failure."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
         process = subprocess.Popen(command.argv, stdout=subprocess.DEVNULL, stderr=errors, cwd=cwd, env=env)
@@ -42,7 +44,7 @@ def run_once(command: Command, cwd: Path | None = None, env: dict | None = None)
         if process.returncode not in command.ok_codes:
             errors.seek(0)
             sys.exit(f"{' '.join(command.argv)} exited {process.returncode}: {errors.read().decode()[-800:]}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def paired(commands: list[Command], runs: int, warmup: int = 1, cwd: Path | None = None,
@@ -50,9 +52,10 @@ def paired(commands: list[Command], runs: int, warmup: int = 1, cwd: Path | None
     """Run the commands in turn, ``warmup`` rounds uncounted then ``runs`` counted rounds."""
     for round_number in range(warmup + runs):
         for command in commands:
-            seconds, peak = run_once(command, cwd, env)
+            seconds, cpu, peak = run_once(command, cwd, env)
             if round_number >= warmup:
                 command.seconds.append(seconds)
+                command.cpu_seconds.append(cpu)
                 command.peak_mib.append(peak)
     return commands
 
