@@ -58,9 +58,9 @@ def _hypothesis():
     return hypothesis
 
 
-def _run(strategy, probe: Callable[[object], None], max_examples: int) -> bool:
-    """Run ``probe`` on the examples of a derandomized search (it raises ``_Mismatch`` to shrink);
-    False when the shrink budget stopped it."""
+def _run(strategy: Callable[[], object], probe: Callable[[object], None], max_examples: int) -> bool:
+    """Run ``probe`` on the examples of a derandomized search of what ``strategy()`` makes (it raises
+    ``_Mismatch`` to shrink); False when the shrink budget stopped it."""
     hypothesis = _hypothesis()
     from hypothesis.errors import Flaky
 
@@ -68,7 +68,7 @@ def _run(strategy, probe: Callable[[object], None], max_examples: int) -> bool:
                          phases=(hypothesis.Phase.explicit, hypothesis.Phase.generate, hypothesis.Phase.shrink),
                          report_multiple_bugs=False, suppress_health_check=list(hypothesis.HealthCheck),
                          verbosity=hypothesis.Verbosity.quiet, print_blob=False)
-    @hypothesis.given(strategy)
+    @hypothesis.given(strategy())
     def run(case) -> None:
         probe(case)
 
@@ -81,7 +81,7 @@ def _run(strategy, probe: Callable[[object], None], max_examples: int) -> bool:
     return True
 
 
-def full_search(strategy, evaluate: Callable[[object], Verdict], focus: str,
+def full_search(strategy: Callable[[], object], evaluate: Callable[[object], Verdict], focus: str,
                 max_examples: int) -> tuple[list[Verdict], bool]:
     """The Hypothesis search itself: the failing verdicts, the first one found first, and
     whether Hypothesis ended by itself (not stopped by the shrink budget)."""
@@ -102,7 +102,7 @@ def full_search(strategy, evaluate: Callable[[object], Verdict], focus: str,
     return failures, ended
 
 
-def passing_examples(strategy, max_examples: int) -> list:
+def passing_examples(strategy: Callable[[], object], max_examples: int) -> list:
     """Every example, in order, that the search shows a submission passing them all."""
     examples: list = []
     _run(strategy, examples.append, max_examples)
@@ -132,10 +132,10 @@ def search(strategy: Callable[[], object], evaluate: Callable[[object], Verdict]
     """
     cache = ReplayCache.for_search(key, max_examples)
     if cache is None:
-        return full_search(strategy(), evaluate, focus, max_examples)[0]
+        return full_search(strategy, evaluate, focus, max_examples)[0]
     tree = cache.load()
     if tree is None:
-        tree = cache.record([(case, False) for case in passing_examples(strategy(), max_examples)], ended=True)
+        tree = cache.record([(case, False) for case in passing_examples(strategy, max_examples)], ended=True)
     failures: list[Verdict] = []
     known: list[tuple[object, Verdict]] = []
     node, failed, after_failure = None, False, 0
@@ -161,7 +161,7 @@ def search(strategy: Callable[[], object], evaluate: Callable[[object], Verdict]
         path.append((case, not verdict.passed(focus)))
         return verdict
 
-    failures, ended = full_search(strategy(), recorded, focus, max_examples)
+    failures, ended = full_search(strategy, recorded, focus, max_examples)
     if tree is not None:
         cache.record(path, ended)
     return failures
