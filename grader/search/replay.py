@@ -28,6 +28,7 @@ replay off, so every search runs Hypothesis.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -89,8 +90,9 @@ def usable_directory() -> Path | None:
     return None
 
 
+@functools.cache
 def fingerprint() -> str:
-    """What the examples depend on: the Hypothesis release and the grader's own code."""
+    """What the examples depend on: the Hypothesis release and the grader's own code (read once a process)."""
     digest = hashlib.sha256(grader.__version__.encode())
     spec = importlib.util.find_spec("hypothesis")
     for location in (spec.submodule_search_locations or []) if spec else []:
@@ -162,7 +164,7 @@ class SearchTree:
         self.cases = cases or []
         self.nodes = nodes or []
         self.root = root
-        self._index = {json.dumps(c, sort_keys=True): i for i, c in enumerate(self.cases)}
+        self._index: dict[str, int] | None = None  # encoded case -> its index, made when a search is added
 
     @classmethod
     def from_json(cls, data: object) -> SearchTree | None:
@@ -196,6 +198,8 @@ class SearchTree:
         """Add one search, its examples in order with whether each failed; False if it contradicts the tree."""
         if not all(storable(case) for case, _ in path):
             return False
+        if self._index is None:
+            self._index = {json.dumps(c, sort_keys=True): i for i, c in enumerate(self.cases)}
         node, failed = None, False
         for case, outcome in path:
             encoded = encode(case)
