@@ -19,7 +19,7 @@ from grader.submission.source import Submission
 @dataclass(frozen=True)
 class Options:
     timeout: float = 10.0  # seconds of wall clock for each target, and for loading
-    max_examples: int = 20  # generated expressions per target
+    max_examples: int = 30  # generated expressions per target (each one a round trip to the child)
 
 
 class Session:
