@@ -53,7 +53,7 @@ def plain_v4(raw: bytes) -> dict | None:
     """A version-4 notebook read as plain JSON, cell sources joined as nbformat joins them.
 
     ``None`` for anything else, which nbformat then reads (and upgrades, or
-    rejects): importing nbformat takes about as long as a whole grade, and
+    rejects): importing nbformat takes most of the time of a whole grade, and
     nearly every notebook is version 4 already.
     """
     try:
