@@ -184,3 +184,34 @@ def test_replay_can_be_turned_off(cache_dir, monkeypatch):
     assert ReplayCache.for_search("add:1", 20) is None
     grade(CORPUS / "solution.py")
     assert not cache_dir.exists()
+
+
+def test_a_search_stopped_by_the_shrink_budget_is_replayed_the_same(cache_dir, monkeypatch):
+    """No mutant shrinks for that long, so here a smaller budget meets an erratic failure (a checksum of the case)."""
+    import zlib
+
+    from grader.judging.judge import Verdict
+    from grader.search import engine
+    from grader.search.strategies import expressions
+
+    def runs(evaluated: list):
+        def evaluate(case) -> Verdict:
+            evaluated.append(case)
+            failing = zlib.crc32(repr(case).encode()) % 3 == 0 and len(case.expr) > 2
+            return Verdict(case, error={"type": "Erratic"} if failing else None)
+        return engine.search(lambda: expressions("mul"), evaluate, "both", 30, key="erratic")
+
+    monkeypatch.setattr(engine, "SHRINK_BUDGET", 20)
+    hypothesis_runs = []
+    full_search = engine.full_search
+    monkeypatch.setattr(engine, "full_search", lambda *args: hypothesis_runs.append(1) or full_search(*args))
+    seen = [[], [], []]
+    first = runs(seen[0])
+    assert hypothesis_runs == [1]
+    second = runs(seen[1])
+    assert hypothesis_runs == [1]  # walked from the cache alone
+    monkeypatch.setenv("MICROGRADE_REPLAY", "0")
+    alone = runs(seen[2])
+    assert seen[0] == seen[1] == seen[2]
+    assert [v.case for v in first] == [v.case for v in second] == [v.case for v in alone]
+    assert len(seen[2]) - seen[2].index(alone[0].case) - 1 == 20  # the budget stopped it
