@@ -2,19 +2,30 @@
 
     python bench/bench_grade.py [--runs N]
 
-Prints the median wall time of `micrograde grade` on a correct and on a buggy
-submission, and of `python -c "import hypothesis"` as the baseline, all
-measured in this run on this machine, with the ratios to the baseline.
+Times `micrograde grade` on a correct and on a buggy submission (three bugs,
+each shrunk to a counterexample), in turn with `python -c "import hypothesis"`,
+the baseline, and prints medians and the paired ratios to the baseline. The
+buggy one is timed twice: with bugs whose searches the cache has seen (the
+usual case in a course: the same misconceptions come back), and with bugs
+it has not (the cache then holds only the passing paths, copied in before
+each run, so Hypothesis searches and shrinks every time). Also with replay
+turned off, the cost of the very first grade (when the cache is made), and
+how many distinct graphs each target was checked on.
+Targets: correct <= 1.5x the baseline, buggy <= 2.5x.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from timing import median_seconds
+from timing import Command, paired, run_once, table
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "tests" / "corpus" / "solution.py"
@@ -35,18 +46,33 @@ def main() -> None:
         for old, new in BUGS:
             source = source.replace(old, new)
         buggy.write_text(source)
+        cache, passing, fresh = (Path(tmp) / name for name in ("cache", "passing", "fresh"))
+        env = {**os.environ, "MICROGRADE_CACHE_DIR": str(cache)}
+        env.pop("MICROGRADE_REPLAY", None)
         grade = [sys.executable, "-m", "grader", "grade"]
-        rows = [
-            ("python -c 'import hypothesis' (baseline)",
-             median_seconds([sys.executable, "-c", "import hypothesis"], args.runs, (0,))),
-            ("micrograde grade correct.py", median_seconds([*grade, str(SOLUTION)], args.runs, (0,))),
-            ("micrograde grade buggy.py (3 bugs)", median_seconds([*grade, str(buggy)], args.runs, (1,))),
-        ]
-    baseline = rows[0][1]
-    print(f"{'command':<44}{'median s':>10}{'x baseline':>12}")
-    for name, seconds in rows:
-        print(f"{name:<44}{seconds:>10.3f}{seconds / baseline:>12.2f}")
-    print(f"\n{args.runs} runs each; targets: a full grade <= 1.0 s and <= 4x the baseline")
+        cold, _, _ = run_once(Command("first grade", [*grade, str(SOLUTION)]), env=env)
+        shutil.copytree(cache, passing)
+        off = ["env", "MICROGRADE_REPLAY=0", *grade]
+        unseen = ["sh", "-c", f'rm -rf "{fresh}" && cp -rp "{passing}" "{fresh}" && '
+                  f'MICROGRADE_CACHE_DIR="{fresh}" exec "$@"', "sh", *grade, str(buggy)]
+        baseline = Command("python -c 'import hypothesis' (baseline)", [sys.executable, "-c", "import hypothesis"])
+        commands = paired([
+            baseline,
+            Command("micrograde grade correct.py", [*grade, str(SOLUTION)]),
+            Command("micrograde grade buggy.py (3 bugs, seen before)", [*grade, str(buggy)], (1,)),
+            Command("micrograde grade buggy.py (3 bugs, new)", unseen, (1,)),
+            Command("correct.py, replay off (Hypothesis searches)", [*off, str(SOLUTION)]),
+            Command("buggy.py, replay off (Hypothesis searches)", [*off, str(buggy)], (1,)),
+        ], args.runs, env=env)
+        report = json.loads(subprocess.run([*grade, str(SOLUTION), "--format", "json"], env=env,
+                                           capture_output=True, text=True, check=True).stdout)
+    print(table(commands, baseline))
+    print(f"\nfirst grade on this machine (generates the replay cache): {cold:.3f} s")
+    coverage = report["coverage"]
+    print("distinct graphs (nodes) checked: " + ", ".join(
+        f"{target} {c['graphs']} ({c['nodes']})" for target, c in coverage.items())
+        + f"; total {sum(c['graphs'] for c in coverage.values())} graphs")
+    print(f"\n{args.runs} paired runs after a warm-up; targets: correct <= 1.5x, buggy <= 2.5x the baseline")
 
 
 if __name__ == "__main__":

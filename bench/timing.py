@@ -1,21 +1,75 @@
-"""Shared by the benchmarks: the median wall time of a command, run several times."""
+"""Shared by the benchmarks: whole-process timings, paired against a baseline run alongside.
+
+The machines these run on are shared and noisy, so commands are run in turn
+(A B C A B C ...) after a warm-up, and a command is compared with the
+baseline run by run: the ratio quoted is the median of those per-round
+ratios, which holds even when the machine's speed drifts during the run.
+"""
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
-def median_seconds(command: list[str], runs: int, ok_codes: tuple[int, ...] = (0,), cwd: Path | None = None) -> float:
-    """Median seconds over ``runs`` runs; stops the benchmark if the command fails."""
-    times = []
-    for _ in range(runs):
+@dataclass
+class Command:
+    name: str
+    argv: list[str]
+    ok_codes: tuple[int, ...] = (0,)
+    seconds: list[float] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)  # user + system, with every process it waited for
+    peak_mib: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def run_once(command: Command, cwd: Path | None = None, env: dict | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak memory (MiB, the largest process) of one run; stops the
+    benchmark on failure."""
+    with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
-        result = subprocess.run(command, capture_output=True, cwd=cwd)
-        times.append(time.perf_counter() - start)
-        if result.returncode not in ok_codes:
-            sys.exit(f"{' '.join(command)} exited {result.returncode}: {result.stderr.decode()[-800:]}")
-    return statistics.median(times)
+        process = subprocess.Popen(command.argv, stdout=subprocess.DEVNULL, stderr=errors, cwd=cwd, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode not in command.ok_codes:
+            errors.seek(0)
+            sys.exit(f"{' '.join(command.argv)} exited {process.returncode}: {errors.read().decode()[-800:]}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def paired(commands: list[Command], runs: int, warmup: int = 1, cwd: Path | None = None,
+           env: dict | None = None) -> list[Command]:
+    """Run the commands in turn, ``warmup`` rounds uncounted then ``runs`` counted rounds."""
+    for round_number in range(warmup + runs):
+        for command in commands:
+            seconds, cpu, peak = run_once(command, cwd, env)
+            if round_number >= warmup:
+                command.seconds.append(seconds)
+                command.cpu_seconds.append(cpu)
+                command.peak_mib.append(peak)
+    return commands
+
+
+def ratio(command: Command, baseline: Command) -> float:
+    """The median of the per-round ratios of ``command`` to ``baseline``."""
+    return statistics.median(a / b for a, b in zip(command.seconds, baseline.seconds))
+
+
+def table(commands: list[Command], baseline: Command, width: int = 52) -> str:
+    """Median seconds, min-max, peak memory and the paired ratio to the baseline, one row a command."""
+    lines = [f"{'command':<{width}}{'median s':>10}{'min-max s':>15}{'peak MiB':>10}{'x baseline':>12}"]
+    for c in commands:
+        spread = f"{min(c.seconds):.3f}-{max(c.seconds):.3f}"
+        lines.append(f"{c.name:<{width}}{c.median:>10.3f}{spread:>15}{max(c.peak_mib):>10.1f}"
+                     f"{ratio(c, baseline):>12.2f}")
+    return "\n".join(lines)

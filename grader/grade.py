@@ -64,8 +64,10 @@ class TargetRun:
         self.lost: WorkerLost | None = None
         config = exercise.config
         self.tolerance = Tolerance(config.reference_tolerance, config.difference_tolerance)
+        self.graphs: set = set()  # every distinct expression the target was checked on
 
     def evaluate(self, case, check: Check | None = None) -> Verdict:
+        self.graphs.update(getattr(case, "exprs", ()))
         try:
             if isinstance(case, TrainCase):
                 request = {"kind": "train", "needs": "train_step", "nin": 3, "nouts": [4, 4, 1],
@@ -97,12 +99,17 @@ class TargetRun:
         result = self.result(check, "passed")
         if check.generated:
             from grader.search.engine import search
-            from grader.search.strategies import expressions
 
+            target, roots = (self.target.name, 1) if self.target.kind == "op" else (None, 2)
             ops = self.exercise.generated_ops
-            strategy = (expressions(self.target.name, ops=ops) if self.target.kind == "op"
-                        else expressions(None, roots=2))
-            verdicts = search(strategy, self.evaluate, check.focus, self.exercise.config.examples)
+
+            def strategy():  # Hypothesis is imported only if the search has to run it
+                from grader.search.strategies import expressions
+
+                return expressions(target, roots=roots, ops=ops)
+
+            verdicts = search(strategy, self.evaluate, check.focus, self.exercise.config.examples,
+                              key=f"{target}:{roots}:{','.join(ops)}")
         else:
             verdicts = [self.evaluate(case, check) for case in check.cases]
         for verdict in verdicts:
@@ -319,6 +326,8 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                     continue
                 run = TargetRun(target, session, exercise, checks)
                 results, verdicts = run.run()
+                if run.graphs:
+                    report.coverage[target.name] = {"graphs": len(run.graphs), "nodes": sum(map(len, run.graphs))}
                 report.checks.extend(results)
                 report.diagnoses.extend(diagnoses_for(run, verdicts, submission.location(exercise.method(target.name))))
             merge_interface_problems(report, submission.location("__init__"))

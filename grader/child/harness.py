@@ -1075,6 +1075,9 @@ def main():
         view = memoryview(payload)
         while view:
             view = view[write(replies, view):]
+    # Every reply is written straight to its descriptor, so nothing is left to flush:
+    # skip the interpreter's teardown, which would only cost time (and run submission code).
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -94,7 +94,7 @@ class Session:
         if self.submission.directory is not None:
             copy_sources(self.submission, self.workdir / "submission")
         try:
-            # Importing Hypothesis takes as long as the child takes to start: overlap them.
+            # The search loads while the child starts (Hypothesis itself only if a search needs it).
             self.start(meanwhile=lambda: importlib.import_module("grader.search.engine"))
         except WorkerLost as lost:
             self.load_lost = lost

@@ -145,6 +145,7 @@ class Report:
     config: dict = field(default_factory=dict)  # where the course configuration came from, and its hash
     audience: str = "student"  # "staff" reports include the checks hidden from students
     targets: list[str] = field(default_factory=list)  # graded targets, in the course's order
+    coverage: dict[str, dict[str, int]] = field(default_factory=dict)  # target: distinct graphs and their nodes
 
     @property
     def forbidden(self) -> bool:
@@ -220,5 +221,6 @@ class Report:
             "sandbox": self.sandbox,
             "config": self.config,
             "audience": self.audience,
+            "coverage": self.coverage,
             **({"execution": self.execution} if self.execution is not None else {}),
         }

@@ -38,7 +38,7 @@ points = 20
 [limits]
 time_limit = 10
 load_time_limit = 10
-examples = 20
+examples = 30
 
 [tolerance]
 reference = 1e-6
@@ -72,7 +72,7 @@ class Config:
     targets: tuple[TargetConfig, ...]
     time_limit: float = 10.0
     load_time_limit: float = 10.0
-    examples: int = 20
+    examples: int = 30
     reference_tolerance: float = 1e-6
     difference_tolerance: float = 1e-4
     scaffold: dict[str, str] = field(default_factory=dict)
@@ -128,7 +128,7 @@ def parse(data: dict, where: str) -> Config:
     limits = _table(data, "limits", where)
     _known_keys(limits, {"time_limit", "load_time_limit", "examples"}, f"{where} [limits]")
     time_limit = _number(limits, "time_limit", f"{where} [limits]", 10.0)
-    examples = limits.get("examples", 20)
+    examples = limits.get("examples", 30)
     if isinstance(examples, bool) or not isinstance(examples, int) or not 1 <= examples <= 100_000:
         raise ConfigError(f"{where} [limits] examples: expected a whole number from 1 to 100000, got {examples!r}")
     tolerance = _table(data, "tolerance", where)
