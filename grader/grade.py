@@ -16,11 +16,21 @@ from pathlib import Path
 from grader.child import sandbox
 from grader.child.process import WorkerLost
 from grader.child.session import Session
-from grader.diagnosis import feedback, rules
-from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train, malformed
+from grader.diagnosis import blame, feedback, rules
+from grader.judging.judge import (
+    MODEL_INPUTS,
+    MODEL_LAYERS,
+    Tolerance,
+    Verdict,
+    judge_backward,
+    judge_op,
+    judge_train,
+    malformed,
+)
 from grader.judging.plan import plan_backward, plan_op
 from grader.report.model import CheckResult, Diagnosis, Report
 from grader.spec import config as course_config
+from grader.spec import ops
 from grader.spec.cases import Check, TrainCase
 from grader.spec.config import Config
 from grader.spec.exercise import Exercise, Target
@@ -61,7 +71,7 @@ class TargetRun:
     def evaluate(self, case, check: Check | None = None) -> Verdict:
         try:
             if isinstance(case, TrainCase):
-                request = {"kind": "train", "needs": "train_step", "nin": 3, "nouts": [4, 4, 1],
+                request = {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
                            "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS,
                            "lr": case.lr, "steps": case.steps}
                 reply = self.session.call(request, self.deadline, training=True)
@@ -99,7 +109,8 @@ class TargetRun:
             worst = rules.smallest(failing)
             result.status = "error" if worst.error is not None else "failed"
             if worst.error is not None:
-                result.message = feedback.describe_error(worst.error)
+                result.message = " ".join(part for part in (feedback.describe_error(worst.error),
+                                                            feedback.raising_case(worst)) if part)
             else:
                 result.counterexample = feedback.counterexample(worst, check.focus)
                 result.message = feedback.explain_case(result.counterexample)
@@ -128,14 +139,22 @@ class TargetRun:
         return results, verdicts
 
 
-def diagnoses_for(run: TargetRun, verdicts: list[Verdict], location: Location | None) -> list[Diagnosis]:
+def reflected_method(target: str) -> str | None:
+    """The method Python calls for ``target`` with a plain number first (``__radd__`` for add)."""
+    return next((op.method for op in ops.OPS.values() if op.number_first and op.uses == (target,)), None)
+
+
+def diagnoses_for(run: TargetRun, verdicts: list[Verdict], submission: Submission) -> list[Diagnosis]:
+    """The target's diagnoses, each pointing at the statement most likely at fault."""
     target = run.target
+    method = run.exercise.method(target.name)
     if target.kind == "op":
         codes = rules.diagnose_op(target.name, verdicts)
     elif target.kind == "backward":
         codes = rules.diagnose_backward(verdicts)
     else:
-        codes = rules.diagnose_train(verdicts)
+        function = blame.written(submission, method)
+        codes = rules.diagnose_train(verdicts, blame.train_shape(function.node if function else None))
     found: list[tuple[str, Verdict | None, str]] = [(code, v, "") for code, v in codes.items()]
     if run.lost is not None:
         code = "timeout" if run.lost.reason == "timeout" else "crash"
@@ -144,14 +163,15 @@ def diagnoses_for(run: TargetRun, verdicts: list[Verdict], location: Location | 
             detail += f" ({target.time_limit:g} s for this target; see --timeout)"
         found.append((code, None, detail))
     focus = "grad" if target.kind == "backward" else "both"
-    return [
-        Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail),
-                  line=location.line if location else None,
-                  file=location.file if location else None,
-                  cell=location.cell if location else None,
-                  counterexample=feedback.counterexample(v, focus) if v is not None else None)
-        for code, v, detail in found
-    ]
+    diagnoses = []
+    for code, v, detail in found:
+        where = blame.blame(code, target.kind, target.name, method, v, submission, reflected_method(target.name))
+        diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail),
+                                   line=where.line if where else None,
+                                   file=where.file if where else None,
+                                   cell=where.cell if where else None,
+                                   counterexample=feedback.counterexample(v, focus) if v is not None else None))
+    return diagnoses
 
 
 def cell_warning(submission: Submission, failure: dict) -> str:
@@ -256,7 +276,7 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                 results, verdicts = run.run()
                 report.timings[target.name] = time.monotonic() - started
                 report.checks.extend(results)
-                report.diagnoses.extend(diagnoses_for(run, verdicts, submission.location(exercise.method(target.name))))
+                report.diagnoses.extend(diagnoses_for(run, verdicts, submission))
             merge_interface_problems(report, submission.location("__init__"))
             report.output = session.output()
             if session.truncated:
