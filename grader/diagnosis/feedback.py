@@ -5,6 +5,7 @@ Messages describe behaviour and ideas, never the code that fixes them.
 
 from __future__ import annotations
 
+from grader.diagnosis.rules import UNUSABLE
 from grader.judging.judge import Verdict
 from grader.report.graph import mermaid
 from grader.report.model import Counterexample, tidy
@@ -144,7 +145,8 @@ def explain_case(example: Counterexample | None) -> str:
 def raising_case(verdict: Verdict) -> str:
     """The smallest case that raised, as a sentence (a training run has no expression to show)."""
     case = verdict.case
-    if isinstance(case, TrainCase):
+    # A missing method or an unusable class fails on every case alike: no case to show.
+    if isinstance(case, TrainCase) or (verdict.error or {}).get("type") in UNUSABLE:
         return ""
     inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in case.values.items())
     return f"Smallest case that raises it: {case.label}" + (f" with {inputs}." if inputs else ".")
