@@ -65,10 +65,12 @@ class TargetRun:
         self.checks = checks
         self.deadline = time.monotonic() + target.time_limit
         self.lost: WorkerLost | None = None
+        self.running = None  # the case last sent to the child: the one it was on if it is lost
         config = exercise.config
         self.tolerance = Tolerance(config.reference_tolerance, config.difference_tolerance)
 
     def evaluate(self, case, check: Check | None = None) -> Verdict:
+        self.running = case
         try:
             if isinstance(case, TrainCase):
                 request = {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
@@ -161,6 +163,8 @@ def diagnoses_for(run: TargetRun, verdicts: list[Verdict], submission: Submissio
         detail = run.lost.detail
         if run.lost.reason == "timeout":
             detail += f" ({target.time_limit:g} s for this target; see --timeout)"
+        if run.running is not None:
+            detail += f"; on {feedback.describe_case(run.running)}"
         found.append((code, None, detail))
     focus = "grad" if target.kind == "backward" else "both"
     diagnoses = []

@@ -3,10 +3,13 @@ as the judge builds them, and the wording they lead to."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from grader.diagnosis import feedback, rules
 from grader.diagnosis.blame import TrainShape
+from grader.grade import Options, grade
 from grader.judging.judge import Verdict, parameter_name
 from grader.spec.cases import Case, Check, TrainCase, a, b, c, case
 
@@ -104,3 +107,14 @@ def test_a_crash_shows_the_smallest_case_that_raises_it():
     verdict = Verdict(case(a + b, a=1.0, b=2.0), error={"type": "AttributeError", "message": "no gard", "line": 25})
     text = feedback.message("crash", "add", verdict, "both")
     assert "Smallest case that raises it: (a + b) with a = 1, b = 2." in text
+
+
+def test_a_lost_child_names_the_case_it_was_running(tmp_path):
+    solution = (Path(__file__).parent / "corpus" / "solution.py").read_text()
+    path = tmp_path / "engine.py"
+    path.write_text(solution.replace('        out = Value(self.data + other.data, (self, other), "+")\n',
+                                     "        while True:\n            pass\n"))
+    [diagnosis] = grade(path, Options(timeout=1.0)).diagnoses
+    assert (diagnosis.code, diagnosis.target) == ("timeout", "add")
+    assert "on (a + b) with a = 2, b = -3." in diagnosis.message
+    assert path.read_text().splitlines()[diagnosis.line - 1].strip() == "while True:"

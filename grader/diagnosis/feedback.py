@@ -10,7 +10,7 @@ from grader.judging.judge import Verdict
 from grader.report.graph import mermaid
 from grader.report.model import Counterexample, tidy
 from grader.spec import ops
-from grader.spec.cases import TrainCase
+from grader.spec.cases import Case, TrainCase
 
 
 def method_name(target: str) -> str:
@@ -142,14 +142,20 @@ def explain_case(example: Counterexample | None) -> str:
             f"{fmt(example.expected[key])}, got {fmt(example.actual.get(key))} (checked against {oracle}).")
 
 
+def describe_case(case: Case | TrainCase) -> str:
+    """A case as the student can rerun it: ``(a + b) with a = 2, b = -3``."""
+    if isinstance(case, TrainCase):
+        return case.label
+    inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in case.values.items())
+    return case.label + (f" with {inputs}" if inputs else "")
+
+
 def raising_case(verdict: Verdict) -> str:
     """The smallest case that raised, as a sentence (a training run has no expression to show)."""
-    case = verdict.case
     # A missing method or an unusable class fails on every case alike: no case to show.
-    if isinstance(case, TrainCase) or (verdict.error or {}).get("type") in UNUSABLE:
+    if isinstance(verdict.case, TrainCase) or (verdict.error or {}).get("type") in UNUSABLE:
         return ""
-    inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in case.values.items())
-    return f"Smallest case that raises it: {case.label}" + (f" with {inputs}." if inputs else ".")
+    return f"Smallest case that raises it: {describe_case(verdict.case)}."
 
 
 RECURSION_SLACK = 50  # frames of a recursion error beyond the graph's size that only a cycle explains
