@@ -143,6 +143,12 @@ def walks_children(node: ast.AST, function_names: set[str]) -> bool:
     return False
 
 
+def parameter(function: Function, position: int) -> str | None:
+    """The name of a positional parameter (``self``, ``other``), if the function has it."""
+    args = function.args.posonlyargs + function.args.args
+    return args[position].arg if position < len(args) else None
+
+
 def result_statement(function: Function) -> ast.stmt | None:
     """The statement that makes the node the method returns: ``out = Value(...)`` (or the ``return``)."""
     returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
@@ -247,7 +253,7 @@ def op_statement(code: str, function: Function, verdict: Verdict | None, target:
     if code == "constant-operand":
         if constant_first(verdict, target) and reflected is not None:
             return (reflected.node.body[-1] if reflected.node.body else None), reflected
-        other = function.args.args[1].arg if len(function.args.args) > 1 else None
+        other = parameter(function, 1)
         lifted = [s for s in function.body if isinstance(s, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == other for t in s.targets)]
         return (lifted[0] if lifted else function.body[0]), None
@@ -263,7 +269,7 @@ def grad_statement(code: str, function: Function, verdict: Verdict | None, targe
     updates = grad_updates(function)
     if not updates:
         return None
-    names = [a.arg for a in function.args.args[:2]]
+    names = [parameter(function, 0), parameter(function, 1)]
     if code == "grad-overwrite":
         assigned = [(s, o) for s, o in updates if isinstance(s, ast.Assign)]
         updates = assigned or updates
@@ -284,13 +290,11 @@ def backward_statement(code: str, function: Function, verdict: Verdict | None) -
     """For a diagnosis of ``backward()``: the statement at fault."""
     runs = calls(function, "_backward")
     last_run = loop_or_call(function, runs[-1]) if runs else None
+    me = parameter(function, 0)
     if code == "missing-seed":
-        seeds = [s for s, o in grad_updates(function) if o == function.args.args[0].arg
-                 and top_level(function, s) is s]
-        if seeds:
-            return seeds[0]
-        first_run = top_level(function, runs[0]) if runs else None
-        return first_run
+        seeds = [s for s, o in grad_updates(function) if o == me and top_level(function, s) is s]
+        # No seed at all: it belongs before the first statement that runs the nodes.
+        return seeds[0] if seeds else (top_level(function, runs[0]) if runs else None)
     if code == "wrong-order":
         early = appended_before_children(function)
         if early is not None:
@@ -303,7 +307,6 @@ def backward_statement(code: str, function: Function, verdict: Verdict | None) -
             return last_run
         return first_of_builder(function) or last_run
     if code == "no-accumulation":
-        me = function.args.args[0].arg if function.args.args else "self"
         resets = [s for s, o in grad_updates(function) if isinstance(s, ast.Assign) and o != me]
         return resets[0] if resets else last_run
     if code == "timeout":
@@ -439,12 +442,17 @@ def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | Non
         return submission.location(method)
     node: ast.AST | None = None
     where = function
-    if kind == "op":
-        mirror = written(submission, reflected) if reflected else None
-        node, other = op_statement(code, function.node, verdict, target, mirror)
-        where = other or function
-    elif kind == "backward":
-        node = backward_statement(code, function.node, verdict)
-    elif kind == "train":
-        node = train_statement(code, function.node, verdict)
+    try:
+        if kind == "op":
+            mirror = written(submission, reflected) if reflected else None
+            node, other = op_statement(code, function.node, verdict, target, mirror)
+            where = other or function
+        elif kind == "backward":
+            node = backward_statement(code, function.node, verdict)
+        elif kind == "train":
+            node = train_statement(code, function.node, verdict)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        # Student code comes in every shape, and the verdicts from a child that is not
+        # trusted: when they do not fit the reading above, the ``def`` is still true.
+        node, where = None, function
     return where.at(node)
