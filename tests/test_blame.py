@@ -181,3 +181,13 @@ def test_a_notebook_diagnosis_names_the_cell_and_the_line_in_it(tmp_path):
                   read_submission(path))
     # Cells are numbered as Jupyter shows them, markdown included: the engine is the third.
     assert (found.cell, found.line) == (3, line_of(engine, 'out = Value(self.data + other.data, (self, other), "+")'))
+
+
+def test_a_reset_written_as_a_loop_is_the_reset_blamed(tmp_path):
+    sub = submission(tmp_path, ("    model.zero_grad()\n    loss.backward()\n",
+                                "    loss.backward()\n    for q in model.parameters():\n        q.grad = 0.0\n"))
+    source = sub.files[0].units[0].source
+    assert where("zero-grad-misplaced", "train", "train_step", "train_step", None, sub) == line_of(
+        source, "for q in model.parameters():")
+    # A reset is not an update: the update loop is still the only one.
+    assert train_shape(written(sub, "train_step").node) == TrainShape(True, True, True)

@@ -387,17 +387,27 @@ def train_shape(function: Function | None) -> TrainShape | None:
                       any(attribute_target(s, "data") is not None for s in updates))
 
 
+def gradient_resets(function: Function) -> list[ast.AST]:
+    """Where gradients are reset: each ``zero_grad()`` call's statement, and each loop that sets
+    ``p.grad = 0`` (its header), in source order."""
+    found: list[ast.AST] = [statement_of(function, call) for call in calls(function, "zero_grad")]
+    for loop in (n for n in ast.walk(function) if isinstance(n, ast.For)):
+        if any(isinstance(s, ast.Assign) and attribute_target(s, "grad") is not None
+               and isinstance(s.value, ast.Constant) and s.value.value == 0 for s in loop.body):
+            found.append(loop)
+    return sorted((n for n in found if n is not None), key=lambda n: n.lineno)
+
+
 def train_statement(code: str, function: Function, verdict: Verdict | None) -> ast.AST | None:
     """For a diagnosis of ``train_step``: the statement at fault, or where the missing one belongs."""
     backward = calls(function, "backward")
-    zero = calls(function, "zero_grad")
+    resets = gradient_resets(function)
     updates = update_statements(function)
     returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
     if code == "missing-zero-grad":
-        return statement_of(function, zero[0]) if zero else (
-            top_level(function, backward[0]) if backward else None)
+        return resets[0] if resets else (top_level(function, backward[0]) if backward else None)
     if code == "zero-grad-misplaced":
-        return statement_of(function, zero[-1]) if zero else None
+        return resets[-1] if resets else None
     if code == "missing-backward":
         return top_level(function, updates[0]) if updates else returned
     if code == "missing-update":
