@@ -180,7 +180,8 @@ def structure_faults(expr: Expr, plan: OpPlan, want: list[float], got: list, chi
     faults: set[str] = set()
 
     def right(i: int) -> bool:
-        return close(got[i], want[i], tolerance.reference)
+        """The node got its gradient, and it is one that has something to pass on."""
+        return want[i] != 0.0 and close(got[i], want[i], tolerance.reference)
 
     def nothing(ids: list[int]) -> bool:
         return bool(ids) and all(got[j] == 0.0 for j in ids) and any(want[j] != 0.0 for j in ids)
