@@ -151,7 +151,8 @@ def diagnoses_for(run: TargetRun, verdicts: list[Verdict], submission: Submissio
     target = run.target
     method = run.exercise.method(target.name)
     if target.kind == "op":
-        codes = rules.diagnose_op(target.name, verdicts)
+        function = blame.written(submission, method)
+        codes = rules.diagnose_op(target.name, verdicts, blame.attaches_backward(function.node) if function else None)
     elif target.kind == "backward":
         codes = rules.diagnose_backward(verdicts)
     else:

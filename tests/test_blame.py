@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.diagnosis.blame import TrainShape, blame, train_shape, written
+from grader.diagnosis.blame import TrainShape, attaches_backward, blame, train_shape, written
 from grader.judging.judge import Verdict
 from grader.spec.cases import TrainCase, a, b, case
 from grader.submission.source import read_submission
@@ -191,3 +191,12 @@ def test_a_reset_written_as_a_loop_is_the_reset_blamed(tmp_path):
         source, "for q in model.parameters():")
     # A reset is not an update: the update loop is still the only one.
     assert train_shape(written(sub, "train_step").node) == TrainShape(True, True, True)
+
+
+@pytest.mark.parametrize(("attach", "attached"), [("out._backward = _backward", True),
+                                                  ("self._backward = _backward", False),
+                                                  ("_backward = _backward", False)])
+def test_whether_the_backward_is_attached_to_the_returned_node(tmp_path, attach, attached):
+    sub = submission(tmp_path, ("        out._backward = _backward\n        return out\n\n    def __mul__",
+                                f"        {attach}\n        return out\n\n    def __mul__"))
+    assert attaches_backward(written(sub, "__add__").node) is attached

@@ -33,6 +33,8 @@ def test_detached_backward_needs_every_single_use_failure_to_pass_nothing():
     assert list(rules.diagnose_op("mul", detached)) == ["detached-backward"]
     once_a_zero = grads_wrong(ONCE) + grads_wrong(ONCE_DEEPER, faults={"detached-backward"})
     assert list(rules.diagnose_op("mul", once_a_zero)) == ["wrong-local-grad"]
+    # Attached where it belongs (out._backward = ...), a _backward that passes nothing computes 0.
+    assert list(rules.diagnose_op("mul", detached, attached=True)) == ["wrong-local-grad"]
 
 
 def test_reuse_only_failures_are_grad_overwrite():

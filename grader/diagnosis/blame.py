@@ -149,6 +149,15 @@ def parameter(function: Function, position: int) -> str | None:
     return args[position].arg if position < len(args) else None
 
 
+def attaches_backward(function: Function) -> bool:
+    """Whether the method sets ``_backward`` on the node it returns (``out._backward = ...``)."""
+    returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
+    if returned is None or not isinstance(returned.value, ast.Name):
+        return False
+    return any(owner(target) == returned.value.id for stmt in statements(function)
+               if (target := attribute_target(stmt, "_backward")) is not None)
+
+
 def result_statement(function: Function) -> ast.stmt | None:
     """The statement that makes the node the method returns: ``out = Value(...)`` (or the ``return``)."""
     returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)

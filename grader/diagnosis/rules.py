@@ -34,17 +34,19 @@ def _errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]
     return {}, errors
 
 
-def diagnose_op(target: str, verdicts: list[Verdict]) -> dict[str, Verdict]:
+def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = None) -> dict[str, Verdict]:
     """Codes for an op target from all its verdicts.
 
     A check that names its own code (``relu.at-zero``) speaks only through that
-    code; the other checks are read together, by the rules below."""
+    code; the other checks are read together, by the rules below. ``attached`` is
+    whether the method visibly sets ``_backward`` on the node it returns (``None``:
+    not known): then a ``_backward`` that passes nothing is a wrong derivative."""
     unusable, errors = _errors(verdicts)
     if unusable:
         return unusable
     special = [v for v in verdicts if v.check is not None and v.check.code and not v.passed(v.check.focus)]
     verdicts = [v for v in verdicts if v.check is None or not v.check.code]
-    codes = general_op_codes(target, verdicts, errors)
+    codes = general_op_codes(target, verdicts, errors, attached)
     if not codes:
         # The special case fails alone: its own code says it (a bug seen elsewhere too
         # is that bug, not a special one).
@@ -53,7 +55,8 @@ def diagnose_op(target: str, verdicts: list[Verdict]) -> dict[str, Verdict]:
     return codes
 
 
-def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]) -> dict[str, Verdict]:
+def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict],
+                     attached: bool | None) -> dict[str, Verdict]:
     """The codes of an op's ordinary checks, read together."""
     codes: dict[str, Verdict] = {}
     errors = [v for v in errors if v in verdicts]
@@ -95,7 +98,8 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
         return codes
     once = [v for v in grads_bad if not features(v.case.expr).reuse]
     detached = [v for v in grads_bad if "detached-backward" in v.faults]
-    if (all(v in detached for v in once) if once else 2 * len(detached) >= len(grads_bad) > 0):
+    if attached is not True and (all(v in detached for v in once) if once
+                                 else 2 * len(detached) >= len(grads_bad) > 0):
         codes["detached-backward"] = smallest(detached)
         return codes
     single = [v for v in grads_bad if not constant(v) and not features(v.case.expr).reuse]
