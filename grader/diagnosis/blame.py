@@ -255,6 +255,9 @@ def op_statement(code: str, function: Function, verdict: Verdict | None, target:
     if code == "missing-child":
         return result_statement(function), None
     if code == "detached-backward":
+        returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
+        if returned is not None and not isinstance(returned.value, ast.Name):
+            return returned, None  # it returns another node than the one it attached to
         attached = [s for s in function.body if attribute_target(s, "_backward") is not None
                     or (isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_backward"
                                                            for t in s.targets))]
@@ -397,13 +400,14 @@ def train_shape(function: Function | None) -> TrainShape | None:
 
 
 def gradient_resets(function: Function) -> list[ast.AST]:
-    """Where gradients are reset: each ``zero_grad()`` call's statement, and each loop that sets
-    ``p.grad = 0`` (its header), in source order."""
+    """Where gradients are reset: each ``zero_grad()`` call's statement, and each ``p.grad = 0``
+    in a loop, in source order."""
     found: list[ast.AST] = [statement_of(function, call) for call in calls(function, "zero_grad")]
     for loop in (n for n in ast.walk(function) if isinstance(n, ast.For)):
-        if any(isinstance(s, ast.Assign) and attribute_target(s, "grad") is not None
-               and isinstance(s.value, ast.Constant) and s.value.value == 0 for s in loop.body):
-            found.append(loop)
+        resets = [s for s in loop.body if isinstance(s, ast.Assign) and attribute_target(s, "grad") is not None
+                  and isinstance(s.value, ast.Constant) and s.value.value == 0]
+        # A loop that only resets is the reset; in a loop that also updates, the reset statement is.
+        found.extend([loop] if resets and len(resets) == len(loop.body) else resets)
     return sorted((n for n in found if n is not None), key=lambda n: n.lineno)
 
 
