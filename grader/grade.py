@@ -150,13 +150,12 @@ def diagnoses_for(run: TargetRun, verdicts: list[Verdict], submission: Submissio
     """The target's diagnoses, each pointing at the statement most likely at fault."""
     target = run.target
     method = run.exercise.method(target.name)
+    function = blame.written(submission, method)
     if target.kind == "op":
-        function = blame.written(submission, method)
         codes = rules.diagnose_op(target.name, verdicts, blame.attaches_backward(function.node) if function else None)
     elif target.kind == "backward":
         codes = rules.diagnose_backward(verdicts)
     else:
-        function = blame.written(submission, method)
         codes = rules.diagnose_train(verdicts, blame.train_shape(function.node if function else None))
     found: list[tuple[str, Verdict | None, str]] = [(code, v, "") for code, v in codes.items()]
     if run.lost is not None:
