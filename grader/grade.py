@@ -16,11 +16,21 @@ from pathlib import Path
 from grader.child import sandbox
 from grader.child.process import WorkerLost
 from grader.child.session import Session
-from grader.diagnosis import equality, feedback, missing, rules
-from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train, malformed
+from grader.diagnosis import blame, equality, feedback, missing, rules
+from grader.judging.judge import (
+    MODEL_INPUTS,
+    MODEL_LAYERS,
+    Tolerance,
+    Verdict,
+    judge_backward,
+    judge_op,
+    judge_train,
+    malformed,
+)
 from grader.judging.plan import plan_backward, plan_op
 from grader.report.model import CheckResult, Diagnosis, Report
 from grader.spec import config as course_config
+from grader.spec import ops
 from grader.spec.cases import Check, TrainCase
 from grader.spec.config import Config
 from grader.spec.exercise import Exercise, Target
@@ -62,15 +72,17 @@ class TargetRun:
         self.checks = checks
         self.deadline = time.monotonic() + target.time_limit
         self.lost: WorkerLost | None = None
+        self.running = None  # the case last sent to the child: the one it was on if it is lost
         config = exercise.config
         self.tolerance = Tolerance(config.reference_tolerance, config.difference_tolerance)
         self.graphs: set = set()  # every distinct expression the target was checked on
 
     def evaluate(self, case, check: Check | None = None) -> Verdict:
         self.graphs.update(getattr(case, "exprs", ()))
+        self.running = case
         try:
             if isinstance(case, TrainCase):
-                request = {"kind": "train", "needs": "train_step", "nin": 3, "nouts": [4, 4, 1],
+                request = {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
                            "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS,
                            "lr": case.lr, "steps": case.steps}
                 reply = self.session.call(request, self.deadline, training=True)
@@ -119,7 +131,8 @@ class TargetRun:
             worst = rules.smallest(failing)
             result.status = "error" if worst.error is not None else "failed"
             if worst.error is not None:
-                result.message = feedback.describe_error(worst.error)
+                result.message = " ".join(part for part in (feedback.describe_error(worst.error),
+                                                            feedback.raising_case(worst)) if part)
             else:
                 result.counterexample = feedback.counterexample(worst, check.focus)
                 result.message = feedback.explain_case(result.counterexample)
@@ -154,14 +167,22 @@ def refined(code: str, verdict: Verdict | None) -> str:
     return "missing-module" if code == "crash" and error and error.get("type") == "ModuleNotFoundError" else code
 
 
-def diagnoses_for(run: TargetRun, verdicts: list[Verdict], location: Location | None) -> list[Diagnosis]:
+def reflected_method(target: str) -> str | None:
+    """The method Python calls for ``target`` with a plain number first (``__radd__`` for add)."""
+    return next((op.method for op in ops.OPS.values() if op.number_first and op.uses == (target,)), None)
+
+
+def diagnoses_for(run: TargetRun, verdicts: list[Verdict], submission: Submission) -> list[Diagnosis]:
+    """The target's diagnoses, each pointing at the statement most likely at fault."""
     target = run.target
+    method = run.exercise.method(target.name)
+    function = blame.written(submission, method)
     if target.kind == "op":
-        codes = rules.diagnose_op(target.name, verdicts)
+        codes = rules.diagnose_op(target.name, verdicts, blame.attaches_backward(function.node) if function else None)
     elif target.kind == "backward":
         codes = rules.diagnose_backward(verdicts)
     else:
-        codes = rules.diagnose_train(verdicts)
+        codes = rules.diagnose_train(verdicts, blame.train_shape(function.node if function else None))
     codes = equality.explain(run.session.equality, codes, verdicts)
     found: list[tuple[str, Verdict | None, str]] = [(refined(code, v), v, "") for code, v in codes.items()]
     if run.lost is not None:
@@ -169,16 +190,19 @@ def diagnoses_for(run: TargetRun, verdicts: list[Verdict], location: Location | 
         detail = run.lost.detail
         if run.lost.reason == "timeout":
             detail += f" ({target.time_limit:g} s for this target; see --timeout)"
+        if run.running is not None:
+            detail += f"; on {feedback.describe_case(run.running)}"
         found.append((code, None, detail))
     focus = "grad" if target.kind == "backward" else "both"
-    return [
-        Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail),
-                  line=location.line if location else None,
-                  file=location.file if location else None,
-                  cell=location.cell if location else None,
-                  counterexample=feedback.counterexample(v, focus) if v is not None else None)
-        for code, v, detail in found
-    ]
+    diagnoses = []
+    for code, v, detail in found:
+        where = blame.blame(code, target.kind, target.name, method, v, submission, reflected_method(target.name))
+        diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail),
+                                   line=where.line if where else None,
+                                   file=where.file if where else None,
+                                   cell=where.cell if where else None,
+                                   counterexample=feedback.counterexample(v, focus) if v is not None else None))
+    return diagnoses
 
 
 def cell_warning(submission: Submission, failure: dict) -> str:
@@ -329,7 +353,7 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                 if run.graphs:
                     report.coverage[target.name] = {"graphs": len(run.graphs), "nodes": sum(map(len, run.graphs))}
                 report.checks.extend(results)
-                report.diagnoses.extend(diagnoses_for(run, verdicts, submission.location(exercise.method(target.name))))
+                report.diagnoses.extend(diagnoses_for(run, verdicts, submission))
             merge_interface_problems(report, submission.location("__init__"))
             missing.explain_missing(report, submission, exercise)
             equality.describe(report, submission, session.equality)

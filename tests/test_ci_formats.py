@@ -135,7 +135,7 @@ def test_github_actions_annotations_and_summary(buggy, tmp_path, monkeypatch):
     json.loads(result.stdout)  # the report on stdout stays clean
     errors = [line for line in result.stderr.splitlines() if line.startswith("::error ")]
     assert len(errors) == 2
-    mul_line = BUGGY.splitlines().index("    def __mul__(self, other):") + 1
+    mul_line = BUGGY.splitlines().index("            self.grad = other.data * out.grad") + 1
     assert errors[0].startswith(f"::error file=engine.py,line={mul_line},title=micrograde grad-overwrite (mul)::")
     assert "%0A" not in errors[0].split("::", 2)[1]
     assert summary.read_text().startswith("## micrograde: 78 / 100")

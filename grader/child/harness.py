@@ -259,6 +259,12 @@ def student_op(V, call, method, args, exponent, value_position):
     return out
 
 
+def recorder(record, index):
+    """A leaf's ``_backward`` that reports the leaf's index and, like any ``_backward``,
+    takes no argument (so a backward pass that passes one fails as it would on its own)."""
+    return lambda: record(index)
+
+
 def build(iface, nodes, record=None, leaves=None, positions=None):
     """Build the requested nodes: leaves, plain numbers, the student's op, fixed nodes.
 
@@ -279,7 +285,7 @@ def build(iface, nodes, record=None, leaves=None, positions=None):
                 continue
             v = iface.leaf(node[1])
             if record is not None:
-                v._backward = lambda i=index: record(i)
+                v._backward = recorder(record, index)
             if leaves is not None:
                 leaves[node[2]] = v
             built.append(v)
@@ -357,11 +363,14 @@ def op_case(api, request):
                 v.grad = 0.0
         propagate(iface, nodes[-1], nodes)
         grads = observe(nodes, "grad")
+        # For each student node, which of the request's nodes its children hold (by identity).
+        children = [[j for j, w in enumerate(nodes) if any(c is w for c in iface.children(v))]
+                    if spec[0] == "student" else None for v, spec in zip(nodes, request["nodes"])]
         phase = "forward"
         probes = [probe(iface, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
-    return {"data": data, "grads": grads, "probes": probes}
+    return {"data": data, "grads": grads, "probes": probes, "children": children}
 
 
 def backward_case(api, request):

@@ -5,10 +5,11 @@ Messages describe behaviour and ideas, never the code that fixes them.
 
 from __future__ import annotations
 
+from grader.diagnosis.rules import UNUSABLE
 from grader.judging.judge import Verdict
 from grader.report.graph import mermaid, svg
 from grader.report.model import Counterexample, fmt
-from grader.spec.cases import TrainCase
+from grader.spec.cases import Case, TrainCase
 from grader.spec.ops import method_name
 
 WHAT = {
@@ -20,6 +21,10 @@ WHAT = {
     "grad-overwrite": "{method} gets gradients right when each node is used once, "
                       "but wrong when a node is used twice: one contribution replaces the other.",
     "constant-operand": "{method} goes wrong when the other operand is a plain number, not a Value.",
+    "missing-child": "{method} leaves an operand out of the result's children (_prev), so a backward "
+                     "pass never reaches it and nothing below it gets a gradient.",
+    "detached-backward": "{method} does not attach its _backward to the node it returns, so the result "
+                         "never passes its gradient on as its own (or another node's is replaced).",
     "missing-seed": "After backward(), the output's own gradient is not 1, so nothing flows back.",
     "incomplete-traversal": "backward() never runs the _backward of some nodes, so their operands get no gradient.",
     "wrong-order": "backward() runs every node once, but some node passes its gradient on "
@@ -30,7 +35,10 @@ WHAT = {
     "missing-zero-grad": "The first step is right, but later steps are not: "
                          "gradients from earlier steps pile up on top of the new ones.",
     "zero-grad-misplaced": "The parameters do not move: the gradients are gone by the time the update uses them.",
-    "wrong-update": "The parameters move in the wrong direction or by the wrong amount.",
+    "wrong-update": "The parameters move in the wrong direction or by the wrong amount (or the "
+                    "gradients are changed instead of the parameters).",
+    "missing-backward": "The parameters do not move: the backward pass is never run, so every gradient stays 0.",
+    "missing-update": "The parameters do not move: nothing changes them after the backward pass.",
     "wrong-loss": "train_step returns the wrong loss: it should be the loss before the update, as a number.",
     "load-error": "The submission could not be loaded: {error}.",
     "interface": "micrograde cannot make nodes of your Value class: {detail}.",
@@ -58,6 +66,10 @@ CONCEPT = {
                       "they are never assigned (=).",
     "constant-operand": "Turn a plain number into a Value before you use its .data; "
                         "check the reflected operators too (2 + a, 3 * a).",
+    "missing-child": "The result's children are every operand it was computed from: the graph is "
+                     "found through them, and backward() visits only what it can find.",
+    "detached-backward": "Each op defines how its result passes gradient to its operands, and that "
+                         "function belongs to the result node: the one the op returns.",
     "missing-seed": "The derivative of the output with respect to itself is 1: the backward pass starts there.",
     "incomplete-traversal": "The graph is every node reachable through _prev, at any depth; backward() "
                             "must reach all of them.",
@@ -70,7 +82,10 @@ CONCEPT = {
                          "parameter's gradient before the backward pass.",
     "zero-grad-misplaced": "Reset gradients before the backward pass (or after the update), "
                            "never between the backward pass and the update.",
-    "wrong-update": "Gradient descent moves each parameter against its gradient, by lr times the gradient.",
+    "wrong-update": "Gradient descent moves each parameter's data against its gradient, by lr times the gradient.",
+    "missing-backward": "Gradients exist only after a backward pass from the loss: run it after "
+                        "resetting the gradients and before the update.",
+    "missing-update": "A training step ends by moving every parameter's data against its gradient.",
     "wrong-loss": "Keep the loss of the forward pass and return its .data, computed before any parameter changes.",
     "load-error": "The file must run on its own without errors: try `python yourfile.py`.",
     "missing-module": "Graded code may only use the standard library (math, random): write the formula "
@@ -131,11 +146,53 @@ def explain_case(example: Counterexample | None) -> str:
             f"{fmt(example.expected[key])}, got {fmt(example.actual.get(key))} (checked against {oracle}).")
 
 
+def describe_case(case: Case | TrainCase) -> str:
+    """A case as the student can rerun it: ``(a + b) with a = 2, b = -3``."""
+    if isinstance(case, TrainCase):
+        return case.label
+    inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in case.values.items())
+    return case.label + (f" with {inputs}" if inputs else "")
+
+
+def raising_case(verdict: Verdict) -> str:
+    """The smallest case that raised, as a sentence (a training run has no expression to show)."""
+    # A missing method or an unusable class fails on every case alike: no case to show.
+    if isinstance(verdict.case, TrainCase) or (verdict.error or {}).get("type") in UNUSABLE:
+        return ""
+    return f"Smallest case that raises it: {describe_case(verdict.case)}."
+
+
+RECURSION_SLACK = 50  # frames of a recursion error beyond the graph's size that only a cycle explains
+
+
+def recursion_hint(verdict: Verdict) -> str:
+    """Why a recursive pass ran out of depth: a graph deeper than Python's recursion limit, or
+    a recursion that never ends (a node that reaches itself through its children, or a call
+    on the same node again instead of on its child). The child reports the depth reached."""
+    depth = verdict.error.get("depth") if verdict.error else None
+    exprs = getattr(verdict.case, "exprs", None)
+    if not isinstance(depth, int) or not exprs:
+        return ""
+    nodes = sum(len(expr) for expr in exprs)
+    if depth > 2 * nodes + RECURSION_SLACK:
+        return (f"The recursion went {depth} calls deep on a graph of only {nodes} nodes, so it never "
+                "stops on its own: look for a call on the same node again instead of on its child, "
+                "or a node that is among its own children.")
+    return (f"The graph is deeper than Python lets a recursion go ({depth} calls): walk it with an "
+            "explicit stack instead of recursive calls.")
+
+
 def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "") -> str:
     method = method_name(target)
     error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
     if not detail and evidence is not None and evidence.error:
         detail = str(evidence.error.get("message", ""))
     what = WHAT[code].format(method=method, error=error, detail=detail)
-    case = explain_case(counterexample(evidence, focus)) if evidence is not None else ""
-    return " ".join(part for part in (what, case, CONCEPT[code]) if part)
+    case, hint = "", ""
+    if evidence is not None and evidence.error:
+        case = raising_case(evidence)
+        if evidence.error.get("type") == "RecursionError":
+            hint = recursion_hint(evidence)
+    elif evidence is not None:
+        case = explain_case(counterexample(evidence, focus))
+    return " ".join(part for part in (what, case, hint, CONCEPT[code]) if part)

@@ -10,8 +10,9 @@ that shows it.
 
 from __future__ import annotations
 
+from grader.diagnosis.blame import TrainShape
 from grader.judging.judge import Verdict
-from grader.spec.expr import features
+from grader.spec.expr import features, operands
 
 
 def smallest(verdicts: list[Verdict]) -> Verdict:
@@ -34,40 +35,74 @@ def _errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]
     return {}, errors
 
 
-def diagnose_op(target: str, verdicts: list[Verdict]) -> dict[str, Verdict]:
+def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = None) -> dict[str, Verdict]:
     """Codes for an op target from all its verdicts.
 
     A check that names its own code (``relu.at-zero``) speaks only through that
-    code; the other checks are read together, by the rules below."""
+    code; the other checks are read together, by the rules below. ``attached`` is
+    whether the method visibly sets ``_backward`` on the node it returns (``None``:
+    not known): then a ``_backward`` that passes nothing is a wrong derivative."""
     unusable, errors = _errors(verdicts)
     if unusable:
         return unusable
-    codes: dict[str, Verdict] = {}
     special = [v for v in verdicts if v.check is not None and v.check.code and not v.passed(v.check.focus)]
-    for verdict in sorted(special, key=lambda v: (v.case.size, v.case.label)):
-        codes.setdefault(verdict.check.code, verdict)
     verdicts = [v for v in verdicts if v.check is None or not v.check.code]
+    codes = general_op_codes(target, verdicts, errors, attached)
+    if not codes:
+        # The special case fails alone: its own code says it (a bug seen elsewhere too
+        # is that bug, not a special one).
+        for verdict in sorted(special, key=lambda v: (v.case.size, v.case.label)):
+            codes.setdefault(verdict.check.code, verdict)
+    return codes
+
+
+def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict],
+                     attached: bool | None) -> dict[str, Verdict]:
+    """The codes of an op's ordinary checks, read together."""
+    codes: dict[str, Verdict] = {}
     errors = [v for v in errors if v in verdicts]
 
     def constant(v: Verdict) -> bool:
         return features(v.case.expr, target).constant
 
+    def own_first(found: list[Verdict]) -> Verdict:
+        """The smallest case with the plain number second (``a + 2``, the op's own method), if any:
+        only when every such case is right does the reflected method (``2 + a``) take the blame."""
+        own = [v for v in found if not any(node[0] == target and v.case.expr[operands(node)[0]][0] == "const"
+                                           for node in v.case.expr)]
+        return smallest(own or found)
+
     plain_errors = [v for v in errors if not constant(v)]
     if plain_errors:
         codes["crash"] = smallest(plain_errors)
     elif errors:
-        codes["constant-operand"] = smallest(errors)
+        codes["constant-operand"] = own_first(errors)
     ran = [v for v in verdicts if v.error is None]
     plain = [v for v in ran if not constant(v)]
     forward_bad = [v for v in ran if not v.forward_ok]
     if forward_bad:
         if all(constant(v) for v in forward_bad) and plain:
-            codes.setdefault("constant-operand", smallest(forward_bad))
+            codes.setdefault("constant-operand", own_first(forward_bad))
         else:
             codes["wrong-forward"] = smallest([v for v in forward_bad if not constant(v)])
     # Where the forward value is already wrong, the gradients prove nothing more:
     # only cases with a right forward pass speak about the derivative.
     grads_bad = [v for v in ran if v.forward_ok and not v.grads_ok]
+    # Gradient lost in the wiring says more than any derivative rule: it alone is the code.
+    # An operand missing from the children is seen directly; a ``_backward`` that passes
+    # nothing must do so in every failing case where each node is used once (a derivative can
+    # be 0 by accident once), or, where only reused nodes fail (they mix what several nodes
+    # passed), in most failing cases.
+    missing = [v for v in grads_bad if "missing-child" in v.faults]
+    if missing:
+        codes["missing-child"] = smallest(missing)
+        return codes
+    once = [v for v in grads_bad if not features(v.case.expr).reuse]
+    detached = [v for v in grads_bad if "detached-backward" in v.faults]
+    if attached is not True and (all(v in detached for v in once) if once
+                                 else 2 * len(detached) >= len(grads_bad) > 0):
+        codes["detached-backward"] = smallest(detached)
+        return codes
     single = [v for v in grads_bad if not constant(v) and not features(v.case.expr).reuse]
     reused = [v for v in grads_bad if not constant(v) and features(v.case.expr).reuse]
     with_constant = [v for v in grads_bad if constant(v)]
@@ -76,7 +111,7 @@ def diagnose_op(target: str, verdicts: list[Verdict]) -> dict[str, Verdict]:
     elif reused:
         codes["grad-overwrite"] = smallest(reused)
     elif with_constant:
-        codes.setdefault("constant-operand", smallest(with_constant))
+        codes.setdefault("constant-operand", own_first(with_constant))
     return codes
 
 
@@ -98,8 +133,22 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     return codes
 
 
-def diagnose_train(verdicts: list[Verdict]) -> dict[str, Verdict]:
-    """Codes for ``train_step`` from which steps came out right."""
+def frozen(shape: TrainShape | None) -> str:
+    """Why no parameter moved, from what ``train_step`` visibly does: no ``backward()`` call,
+    no update, an update of the gradients instead of the data, or else gradients reset
+    between the backward pass and the update."""
+    if shape is not None and not shape.calls_backward:
+        return "missing-backward"
+    if shape is not None and not shape.updates:
+        return "missing-update"
+    if shape is not None and not shape.updates_data:
+        return "wrong-update"
+    return "zero-grad-misplaced"
+
+
+def diagnose_train(verdicts: list[Verdict], shape: TrainShape | None = None) -> dict[str, Verdict]:
+    """Codes for ``train_step`` from which steps came out right (and, when nothing moved,
+    from what the function visibly does: see ``frozen``)."""
     unusable, errors = _errors(verdicts)
     if unusable:
         return unusable
@@ -108,8 +157,13 @@ def diagnose_train(verdicts: list[Verdict]) -> dict[str, Verdict]:
         codes["crash"] = errors[0]
     for verdict in (v for v in verdicts if v.error is None):
         right, moved = verdict.train["right_steps"], verdict.train["moved"]
+        if not verdict.forward_ok and moved[0] and not right[0]:
+            # A wrong loss and wrong gradients: the loss itself is wrong, and the update
+            # faithfully follows it.
+            codes.setdefault("wrong-loss", verdict)
+            continue
         if not moved[0]:
-            codes.setdefault("zero-grad-misplaced", verdict)
+            codes.setdefault(frozen(shape), verdict)
         elif not right[0]:
             codes.setdefault("wrong-update", verdict)
         elif not all(right):

@@ -104,7 +104,8 @@ class Verdict:
     expected_data: float | None = None
     actual_data: object = None
     train: dict = field(default_factory=dict)  # train_step: what was compared
-    faults: set = field(default_factory=set)  # backward: what the traces show went wrong
+    faults: set = field(default_factory=set)  # what the traces (backward) or the graph (ops) show went wrong
+    traces: list = field(default_factory=list)  # backward: the order the nodes' _backward ran in, per root
     graph: tuple | None = None  # (expression, expected, actual (data, grad) of every node)
     check: Check | None = None  # the check the case belongs to
 
@@ -206,7 +207,41 @@ def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: 
         verdict.grads_ok &= close(got_grads[i], grads[i], tolerance.reference) or (
             kink and isinstance(got_grads[i], float) and within(got_grads[i], one_sided(case)[i], tolerance))
         verdict.fd_ok &= slopes is not None and close(got_grads[i], slopes[i], tolerance.finite_difference)
+    if verdict.forward_ok and not verdict.grads_ok:
+        verdict.faults = structure_faults(expr, plan, grads, got_grads, reply.get("children"), tolerance)
     return verdict
+
+
+def structure_faults(expr: Expr, plan: OpPlan, want: list[float], got: list, children: object,
+                     tolerance: Tolerance) -> set[str]:
+    """Gradient lost through the graph's wiring rather than a wrong derivative.
+
+    ``missing-child``: an operand of the student's node is not among its children, so
+    no backward pass reaches it. ``detached-backward``: the node's ``_backward`` does
+    not run as the node's own: its operands get nothing from it at all, or an operand
+    that did get its gradient passes nothing on (its ``_backward`` was replaced)."""
+    faults: set[str] = set()
+
+    def right(i: int) -> bool:
+        """The node got its gradient, and it is one that has something to pass on."""
+        return want[i] != 0.0 and close(got[i], want[i], tolerance.reference)
+
+    def nothing(ids: list[int]) -> bool:
+        return bool(ids) and all(got[j] == 0.0 for j in ids) and any(want[j] != 0.0 for j in ids)
+
+    for i in plan.student:
+        values = [j for j in operands(expr[i]) if expr[j][0] != "const"]
+        found = children[i] if isinstance(children, list) and i < len(children) else None
+        if isinstance(found, list) and any(j not in found for j in values):
+            faults.add("missing-child")
+            continue
+        if right(i) and nothing(values):
+            faults.add("detached-backward")
+        for j in values:
+            below = [k for k in operands(expr[j]) if expr[k][0] != "const"]
+            if j not in plan.student and expr[j][0] != "leaf" and right(j) and nothing(below):
+                faults.add("detached-backward")
+    return faults
 
 
 def within(x: float, bounds: tuple[float, float], tolerance: Tolerance) -> bool:
@@ -266,6 +301,7 @@ def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
     verdict.actual_data = shown(last_got[-1])
     data = evaluate(case.expr, case.values, reference.Value)[0]
     verdict.graph = (case.expr, list(zip(data, last_want)), [(d, shown(g)) for d, g in zip(data, last_got)])
+    verdict.traces = [run["trace"] for run in runs]
     if not verdict.grads_ok:
         for expr, run in zip(case.exprs, runs):
             verdict.faults |= trace_faults(expr, run["trace"], run["grads"][-1])
@@ -295,8 +331,25 @@ def trace_faults(expr: Expr, trace: list[int], root_grad: object) -> set[str]:
     return faults
 
 
+MODEL_INPUTS, MODEL_LAYERS = 3, (4, 4, 1)  # the MLP that train_step is graded on
+
+
+def parameter_name(index: int, nin: int = MODEL_INPUTS, layers: tuple[int, ...] = MODEL_LAYERS) -> str:
+    """A parameter as a person finds it in the model: ``layer 2, neuron 3, weight 1`` (or ``bias``),
+    counted from 1, in the MLP's order (layer by layer, neuron by neuron, weights then bias)."""
+    for layer, size in enumerate(layers, 1):
+        per_neuron = nin + 1
+        if index < size * per_neuron:
+            neuron, k = divmod(index, per_neuron)
+            what = "bias" if k == nin else f"weight {k + 1}"
+            return f"layer {layer}, neuron {neuron + 1}, {what}"
+        index -= size * per_neuron
+        nin = size
+    raise IndexError(index)
+
+
 def reference_model(weights: list[float]) -> reference.MLP:
-    model = reference.MLP(3, [4, 4, 1])
+    model = reference.MLP(MODEL_INPUTS, list(MODEL_LAYERS))
     for p, w in zip(model.parameters(), weights):
         p.data = w
     return model
@@ -358,6 +411,7 @@ def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dic
         got, exp = params[first_wrong], want["params"][first_wrong]
         worst = max(range(len(weights)),
                     key=lambda i: abs(got[i] - exp[i]) if isinstance(got[i], float) else math.inf)
-        verdict.expected = {f"param[{worst}] after step {first_wrong + 1}": exp[worst]}
-        verdict.actual = {f"param[{worst}] after step {first_wrong + 1}": shown(got[worst])}
+        name = f"{parameter_name(worst)} after step {first_wrong + 1}"
+        verdict.expected = {name: exp[worst]}
+        verdict.actual = {name: shown(got[worst])}
     return verdict

@@ -85,6 +85,14 @@ def _shared(op):
     return [case((t + c) * t, a=1.5, b=-2.0, c=0.5), case(t * (t + c), a=1.5, b=-2.0, c=0.5)]
 
 
+def _two_users() -> Case:
+    """A node used by two nodes, neither above the other: a depth-first pass that lists a node
+    before its operands reaches it through one user before the other has run, whatever order
+    it takes the operands in (a set, a list, a stack), so that mistake fails on every run."""
+    t = a * b
+    return case((t * c) + (t + c), a=1.5, b=-2.0, c=0.5)
+
+
 CLASSIC_CHECKS: dict[str, list[Check]] = {
     "add": [
         Check("add.forward", "a + b computes the sum", "data",
@@ -143,8 +151,8 @@ GIVEN_CHECKS: dict[str, list[Check]] = {
         Check("backward.chain", "gradients flow along a chain", "grad",
               (case((((a * b) + c).tanh()) * 2, a=0.5, b=-1.5, c=0.25),
                case((a + b) * c, a=2.0, b=-3.0, c=10.0))),
-        Check("backward.shared-node", "a node reached by paths of different lengths", "grad",
-              tuple(_shared(lambda x, y: x * y))),
+        Check("backward.shared-node", "a node reached by paths of different lengths, or used by two nodes",
+              "grad", (*_shared(lambda x, y: x * y), _two_users())),
         Check("backward.accumulates", "a second backward() adds to shared leaves", "grad",
               (case(a * b, a + c, a=2.0, b=-3.0, c=0.5), case(a * a, (a * b).tanh(), a=0.5, b=2.0))),
         Check("backward.generated", "generated expressions", "grad", generated=True),

@@ -1,0 +1,122 @@
+"""Naming the misconception: the rules of ``grader.diagnosis.rules`` on verdicts built directly,
+as the judge builds them, and the wording they lead to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.diagnosis import feedback, rules
+from grader.diagnosis.blame import TrainShape
+from grader.grade import Options, grade
+from grader.judging.judge import Verdict, parameter_name
+from grader.spec.cases import Case, Check, TrainCase, a, b, c, case
+
+
+def grads_wrong(*cases, faults=frozenset()) -> list[Verdict]:
+    return [Verdict(x, grads_ok=False, faults=set(faults)) for x in cases]
+
+
+ONCE = case(a * b, a=2.0, b=3.0)
+ONCE_DEEPER = case((a + b) * c, a=2.0, b=3.0, c=0.5)
+REUSED = case(a * a, a=2.0)
+
+
+def test_an_operand_missing_from_the_children_is_missing_child_alone():
+    verdicts = grads_wrong(ONCE) + grads_wrong(ONCE_DEEPER, faults={"missing-child"}) + grads_wrong(REUSED)
+    assert list(rules.diagnose_op("mul", verdicts)) == ["missing-child"]
+
+
+def test_detached_backward_needs_every_single_use_failure_to_pass_nothing():
+    detached = grads_wrong(ONCE, ONCE_DEEPER, faults={"detached-backward"}) + grads_wrong(REUSED)
+    assert list(rules.diagnose_op("mul", detached)) == ["detached-backward"]
+    once_a_zero = grads_wrong(ONCE) + grads_wrong(ONCE_DEEPER, faults={"detached-backward"})
+    assert list(rules.diagnose_op("mul", once_a_zero)) == ["wrong-local-grad"]
+    # Attached where it belongs (out._backward = ...), a _backward that passes nothing computes 0.
+    assert list(rules.diagnose_op("mul", detached, attached=True)) == ["wrong-local-grad"]
+
+
+def test_reuse_only_failures_are_grad_overwrite():
+    assert list(rules.diagnose_op("mul", grads_wrong(REUSED))) == ["grad-overwrite"]
+
+
+def test_constant_operand_evidence_prefers_the_ops_own_method():
+    first, second = case(3 * a, a=1.5), case(a * 3, a=1.5)
+    codes = rules.diagnose_op("mul", [Verdict(ONCE)] + grads_wrong(first, second))
+    assert codes["constant-operand"].case == second
+    codes = rules.diagnose_op("mul", [Verdict(ONCE), Verdict(second)] + grads_wrong(first))
+    assert codes["constant-operand"].case == first
+
+
+def test_a_special_check_speaks_only_when_it_fails_alone():
+    at_zero = Check("relu.at-zero", "at 0", "grad", code="relu-at-zero")
+    special = Verdict(case(a.apply("relu") + a, a=0.0), grads_ok=False, check=at_zero)
+    assert list(rules.diagnose_op("relu", [special])) == ["relu-at-zero"]
+    reused = grads_wrong(case(a.apply("relu") * a.apply("relu"), a=0.5))
+    assert list(rules.diagnose_op("relu", [special, *reused])) == ["grad-overwrite"]
+
+
+def train(right: list[bool], moved: list[bool], loss_ok: bool = True) -> Verdict:
+    verdict = Verdict(TrainCase(steps=len(right), lr=0.05), forward_ok=loss_ok, grads_ok=all(right))
+    verdict.train = {"right_steps": right, "moved": moved}
+    return verdict
+
+
+@pytest.mark.parametrize(("shape", "code"), [
+    (TrainShape(calls_backward=False, updates=True, updates_data=True), "missing-backward"),
+    (TrainShape(calls_backward=True, updates=False, updates_data=False), "missing-update"),
+    (TrainShape(calls_backward=True, updates=True, updates_data=False), "wrong-update"),
+    (TrainShape(calls_backward=True, updates=True, updates_data=True), "zero-grad-misplaced"),
+])
+def test_parameters_that_never_move_are_explained_by_what_train_step_does(shape, code):
+    assert list(rules.diagnose_train([train([False], [False])], shape)) == [code]
+
+
+def test_a_wrong_loss_that_the_update_follows_is_wrong_loss_alone():
+    assert list(rules.diagnose_train([train([False], [True], loss_ok=False)])) == ["wrong-loss"]
+    assert list(rules.diagnose_train([train([True], [True], loss_ok=False)])) == ["wrong-loss"]
+    assert list(rules.diagnose_train([train([False], [True])])) == ["wrong-update"]
+    assert list(rules.diagnose_train([train([True, False], [True, True])])) == ["missing-zero-grad"]
+
+
+def test_parameters_are_named_as_the_model_holds_them():
+    # MLP(3, [4, 4, 1]): layer 1 has 4 neurons of 3 weights and a bias (16), layer 2 4 of 4 + 1 (20).
+    assert parameter_name(0) == "layer 1, neuron 1, weight 1"
+    assert parameter_name(3) == "layer 1, neuron 1, bias"
+    assert parameter_name(16) == "layer 2, neuron 1, weight 1"
+    assert parameter_name(40) == "layer 3, neuron 1, bias"
+    with pytest.raises(IndexError):
+        parameter_name(41)
+
+
+def recursion(depth: int, *roots) -> Verdict:
+    return Verdict(case(*roots, a=1.0, b=2.0), error={"type": "RecursionError", "depth": depth, "line": 75})
+
+
+def test_a_recursion_error_hint_matches_its_cause():
+    cycle = feedback.message("crash", "backward", recursion(990, a * b), "grad")
+    assert "never stops" in cycle and "explicit stack" not in cycle
+    # A chain of 480 products, a * b * b * ..., as the expression compiler lays it out.
+    chain = (("leaf", "a"), ("leaf", "b"), ("mul", 0, 1), *(("mul", k, 1) for k in range(2, 481)))
+    assert case(a * b * b, a=1.0, b=2.0).expr == chain[:4]
+    deep = Verdict(Case((chain,), (("a", 1.0), ("b", 2.0))), error={"type": "RecursionError", "depth": 995})
+    too_deep = feedback.recursion_hint(deep)
+    assert "explicit stack" in too_deep and "never stops" not in too_deep
+
+
+def test_a_crash_shows_the_smallest_case_that_raises_it():
+    verdict = Verdict(case(a + b, a=1.0, b=2.0), error={"type": "AttributeError", "message": "no gard", "line": 25})
+    text = feedback.message("crash", "add", verdict, "both")
+    assert "Smallest case that raises it: (a + b) with a = 1, b = 2." in text
+
+
+def test_a_lost_child_names_the_case_it_was_running(tmp_path):
+    solution = (Path(__file__).parent / "corpus" / "solution.py").read_text()
+    path = tmp_path / "engine.py"
+    path.write_text(solution.replace('        out = Value(self.data + other.data, (self, other), "+")\n',
+                                     "        while True:\n            pass\n"))
+    [diagnosis] = grade(path, Options(timeout=1.0)).diagnoses
+    assert (diagnosis.code, diagnosis.target) == ("timeout", "add")
+    assert "on (a + b) with a = 2, b = -3." in diagnosis.message
+    assert path.read_text().splitlines()[diagnosis.line - 1].strip() == "while True:"
