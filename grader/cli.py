@@ -69,16 +69,21 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (grade, template, batch, result, scaffold):
         command.add_argument("--config", type=Path, metavar="FILE",
                              help="the course configuration: micrograde.toml, or a pyproject.toml with "
-                                  "[tool.micrograde] (default: the classic exercise)")
+                                  "[tool.micrograde] (default: ./micrograde.toml if there is one, "
+                                  "else the classic exercise)")
     return parser
 
 
 def exercise_of(args: argparse.Namespace):
-    """The exercise the course configuration describes (``ConfigError`` names a wrong key)."""
+    """The exercise the course configuration describes (``ConfigError`` names a wrong key).
+
+    Without ``--config``, a ``micrograde.toml`` in the current directory is the course's
+    (a course repository carries it, so students and its CI grade alike); else the default."""
     from grader.spec.config import load
     from grader.spec.exercise import Exercise
 
-    return Exercise(load(args.config))
+    found = Path("micrograde.toml")
+    return Exercise(load(args.config or (found if found.is_file() else None)))
 
 
 def run_scaffold(args: argparse.Namespace) -> int:

@@ -321,3 +321,12 @@ def test_course_api(tmp_path):
     again = grader.grade_file(COURSES / "karpathy_engine.py", options)
     assert first.score == again.score == 100.0 and first.targets == again.targets
     assert grader.load_config(None).sha256 == course_config.default().sha256
+
+
+def test_a_course_repository_is_graded_by_its_own_configuration(tmp_path):
+    """A micrograde.toml where micrograde runs is the course's, with no --config."""
+    (tmp_path / "micrograde.toml").write_text((COURSES / "relu-course.toml").read_text())
+    (tmp_path / "engine.py").write_text((COURSES / "karpathy_engine.py").read_text())
+    result = micrograde("grade", "engine.py", "--format", "json", cwd=tmp_path)
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 and "relu" in report["targets"] and report["config"]["source"] == "micrograde.toml"
