@@ -161,10 +161,18 @@ class TargetRun:
         return results, verdicts
 
 
-def refined(code: str, verdict: Verdict | None) -> str:
-    """A crash that is a module missing where micrograde runs is said as such."""
+def refined(code: str, verdict: Verdict | None, kind: str) -> str:
+    """A crash that is a module missing where micrograde runs, or a train_step asking the exercise's
+    model for what it does not have (``p.zero_grad()``), is said as such."""
     error = verdict.error if verdict is not None else None
-    return "missing-module" if code == "crash" and error and error.get("type") == "ModuleNotFoundError" else code
+    if code != "crash" or not error:
+        return code
+    if error.get("type") == "ModuleNotFoundError":
+        return "missing-module"
+    if kind == "train" and error.get("type") == "AttributeError" and "object has no attribute" in str(
+            error.get("message", "")):
+        return "interface"
+    return code
 
 
 def reflected_method(target: str) -> str | None:
@@ -184,7 +192,8 @@ def diagnoses_for(run: TargetRun, verdicts: list[Verdict], submission: Submissio
     else:
         codes = rules.diagnose_train(verdicts, blame.train_shape(function.node if function else None))
     codes = equality.explain(run.session.equality, codes, verdicts)
-    found: list[tuple[str, Verdict | None, str]] = [(refined(code, v), v, "") for code, v in codes.items()]
+    found: list[tuple[str, Verdict | None, str]] = [(refined(code, v, target.kind), v, "")
+                                                    for code, v in codes.items()]
     if run.lost is not None:
         code = "timeout" if run.lost.reason == "timeout" else "crash"
         detail = run.lost.detail
@@ -304,9 +313,9 @@ def cheating(submission: Submission, session: Session, report: Report) -> None:
 def merge_interface_problems(report: Report, constructor: Location | None) -> None:
     """A class the grader cannot make nodes of is one problem of the submission, said once and
     pointed at its constructor, not a failure of every method in turn."""
-    found = [d for d in report.diagnoses if d.code == "interface"]
+    found = [d for d in report.diagnoses if d.code == "interface" and d.target != "train_step"]
     if found:
-        report.diagnoses = [d for d in report.diagnoses if d.code != "interface"]
+        report.diagnoses = [d for d in report.diagnoses if d not in found]
         where = constructor or Location(found[0].file or "", found[0].line, found[0].cell)
         report.diagnoses.insert(0, Diagnosis("interface", "submission", found[0].message,
                                              where.line, where.file or None, where.cell))

@@ -12,9 +12,10 @@ CORPUS = Path(__file__).parent / "corpus"
 SOLUTION = (CORPUS / "solution.py").read_text()
 
 
-def micrograde(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run ``micrograde`` exactly as a user would, in a separate process."""
-    env = {k: v for k, v in os.environ.items() if k != "MICROGRADE_DEBUG"}
+def micrograde(*args: str, cwd: Path | None = None, timeout: float = 120,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``micrograde`` exactly as a user would, in a separate process (``env`` adds variables)."""
+    env = {**{k: v for k, v in os.environ.items() if k != "MICROGRADE_DEBUG"}, **(env or {})}
     return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=env, timeout=timeout)
 

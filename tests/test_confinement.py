@@ -27,6 +27,8 @@ from grader.child import sandbox
 from grader.child.process import WorkerLost, child_mark
 from grader.child.session import Session
 from grader.grade import Options, grade
+from grader.judging.plan import plan_op
+from grader.spec.cases import Case
 from grader.submission import source
 from grader.submission.errors import InputError
 from grader.submission.source import read_submission
@@ -85,8 +87,7 @@ def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode)
     path.write_text(source)
     session = Session(read_submission(path), workdir, Options(timeout=10.0).exercise())
     session.open()
-    add = {"kind": "op", "target": "add", "expr": [["leaf", "a"], ["leaf", "b"], ["add", 0, 1]],
-           "inputs": {"a": 1.0, "b": 2.0}}
+    add = plan_op(Case(((("leaf", "a"), ("leaf", "b"), ("add", 0, 1)),), (("a", 1.0), ("b", 2.0))), "add").request
     for _ in range(2):  # the loaded child dies in __add__; the second call starts a fresh one, which dies too
         with pytest.raises(WorkerLost):
             session.call(add, time.monotonic() + 10)

@@ -28,8 +28,8 @@ def test_check_from_a_plain_script_names_each_file_and_line(tmp_path):
     result = subprocess.run([sys.executable, "run.py"], cwd=tmp_path, capture_output=True, text=True, env=env,
                             timeout=120)
     assert result.returncode == 0, result.stderr
-    mul = line_of(OVERWRITE, "    def __mul__(self, other):")
-    train = line_of(WRONG_UPDATE, "def train_step(model, xs, ys, lr):")
+    mul = line_of(OVERWRITE, "            self.grad = other.data * out.grad")  # the statement at fault
+    train = line_of(WRONG_UPDATE, "        p.data += lr * p.grad")
     assert f"[grad-overwrite] mul (engine.py, line {mul})" in result.stdout
     assert f"[wrong-update] train_step (train.py, line {train})" in result.stdout
     assert "total           74 / 100" in result.stdout
@@ -45,4 +45,4 @@ def test_check_from_notebook_cells_gives_the_line_in_the_cell(monkeypatch):
     feedback = check(namespace["Value"])
     [diagnosis] = [d for d in feedback.report.diagnoses if d.code == "grad-overwrite"]
     assert diagnosis.file == "In [3]"
-    assert diagnosis.line == line_of("class Value" + body, "    def __mul__(self, other):")
+    assert diagnosis.line == line_of("class Value" + body, "            self.grad = other.data * out.grad")

@@ -56,20 +56,21 @@ def explain(equality: str | None, codes: dict[str, Verdict], verdicts: list[Verd
 
 
 def membership_line(source: SourceFile, class_name: str, method: str) -> Location | None:
-    """Where ``method`` of the class first uses a set: an ``in`` test, ``set(...)`` or ``.add(...)``."""
+    """Where ``method`` of the class first relies on a set: an ``in`` test, else ``set(...)`` or ``.add(...)``."""
     for unit in source.units:
         for node in unit.tree.body if unit.tree else ():
             if not (isinstance(node, ast.ClassDef) and node.name == class_name):
                 continue
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == method:
-                    uses = [n for n in ast.walk(item) if (
-                        isinstance(n, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops))
-                        or (isinstance(n, ast.Call) and (
-                            (isinstance(n.func, ast.Name) and n.func.id == "set")
-                            or (isinstance(n.func, ast.Attribute) and n.func.attr == "add")))]
-                    if uses:
-                        return Location(source.display, min(n.lineno for n in uses), unit.cell)
+                    tests = [n for n in ast.walk(item) if isinstance(n, ast.Compare)
+                             and any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops)]
+                    adds = [n for n in ast.walk(item) if isinstance(n, ast.Call) and (
+                        (isinstance(n.func, ast.Name) and n.func.id == "set")
+                        or (isinstance(n.func, ast.Attribute) and n.func.attr == "add"))]
+                    for uses in (tests, adds):  # where a node is looked up first: there the two collapse
+                        if uses:
+                            return Location(source.display, min(n.lineno for n in uses), unit.cell)
     return None
 
 

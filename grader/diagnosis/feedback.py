@@ -41,7 +41,7 @@ WHAT = {
     "missing-update": "The parameters do not move: nothing changes them after the backward pass.",
     "wrong-loss": "train_step returns the wrong loss: it should be the loss before the update, as a number.",
     "load-error": "The submission could not be loaded: {error}.",
-    "interface": "micrograde cannot make nodes of your Value class: {detail}.",
+    "interface": "micrograde cannot use your code the way the exercise defines it: {detail}.",
     "nested-definition": "Methods are missing from the class: {detail}.",
     "value-equality": "{method} goes wrong because two distinct nodes with the same value are taken for one.",
     "missing-module": "{method} uses a module that is not installed where micrograde runs: {error}.",
@@ -95,8 +95,9 @@ CONCEPT = {
                       "identity (leave __eq__ and __hash__ out), or keep visited nodes by id().",
     "nested-definition": "A method's def sits at the class's indentation level, not inside another "
                          "method: move these defs one level out.",
-    "interface": "micrograde makes nodes as Value(x) for a number x, and finds their operands in "
-                 "_prev (or _children, prev, parents): keep a constructor that accepts a single number.",
+    "interface": "micrograde makes nodes as Value(x) for a number x and finds their operands in _prev (or "
+                 "_children, prev, parents); train_step gets a model with model(x), model.parameters() and "
+                 "model.zero_grad(), whose parameters have only .data and .grad.",
     "relu-at-zero": "relu has a kink at 0: there, take the gradient of one side (1 or 0) consistently, "
                     "without dividing by the input.",
     "forbidden-import": "Write the gradients yourself: that is the exercise.",

@@ -48,6 +48,7 @@ def explain_missing(report: Report, submission: Submission, exercise: Exercise) 
     grouped = {s.name for group in by_host.values() if len(group) > 1 for s in group}
     if grouped:
         first = min((s for s in slips if s.name in grouped), key=lambda s: s.location.line)
+        first = shape.first_nested(source, cls, first.inside) or first
         names = ", ".join(sorted(grouped))
         lost = {missing[n] for n in grouped}
         report.diagnoses = [d for d in report.diagnoses if d.target not in lost]

@@ -35,6 +35,9 @@ class _Enough(BaseException):
     """The shrink budget is spent; stops Hypothesis at once (it only catches Exception)."""
 
 
+_TEMPORARY: list = []  # Hypothesis's directory, kept until the process ends (then removed)
+
+
 @functools.cache
 def _hypothesis():
     """Hypothesis, imported on first need and set up to leave no trace and depend on nothing local."""
@@ -45,15 +48,18 @@ def _hypothesis():
     from hypothesis.configuration import set_hypothesis_home_dir
 
     # Hypothesis keeps a cache directory (for constants it finds in local source
-    # files) relative to the working directory; grading must leave no trace next to
-    # the submission, so it goes to a temporary directory. Hypothesis also mixes
-    # constants from "local" modules (imported from outside the standard library and
-    # site-packages) into what it draws, and has no public setting to turn that off.
-    # Installed as a package, micrograde imports no local module in the grading
-    # process (the submission only ever runs in the child), so the examples depend
-    # on nothing but the strategy; from a source checkout its own modules are local,
-    # and the examples are still the same on every run of that checkout.
-    set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "micrograde-hypothesis-unused")
+    # files) relative to the working directory; grading must leave no trace, next to
+    # the submission or anywhere else, so it gets a temporary directory of its own
+    # that goes when the grading process ends. Hypothesis also mixes constants from
+    # "local" modules (imported from outside the standard library and site-packages)
+    # into what it draws, and has no public setting to turn that off. Installed as a
+    # package, micrograde imports no local module in the grading process (the
+    # submission only ever runs in the child), so the examples depend on nothing but
+    # the strategy; from a source checkout its own modules are local, and the
+    # examples are still the same on every run of that checkout.
+    home = tempfile.TemporaryDirectory(prefix="micrograde-hypothesis-", ignore_cleanup_errors=True)
+    _TEMPORARY.append(home)
+    set_hypothesis_home_dir(Path(home.name))
     return hypothesis
 
 

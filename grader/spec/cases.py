@@ -148,9 +148,10 @@ GIVEN_CHECKS: dict[str, list[Check]] = {
     "backward": [
         Check("backward.seed", "the output's own gradient starts at 1", "grad",
               (case(a * b, a=2.0, b=-3.0), case(a, a=2.0))),
-        Check("backward.chain", "gradients flow along a chain", "grad",
+        Check("backward.chain", "gradients flow along every path, past nodes of equal value", "grad",
               (case((((a * b) + c).tanh()) * 2, a=0.5, b=-1.5, c=0.25),
-               case((a + b) * c, a=2.0, b=-3.0, c=10.0))),
+               case((a + b) * c, a=2.0, b=-3.0, c=10.0),
+               case((a * b) + (b * a), a=1.5, b=-2.0))),
         Check("backward.shared-node", "a node reached by paths of different lengths, or used by two nodes",
               "grad", (*_shared(lambda x, y: x * y), _two_users())),
         Check("backward.accumulates", "a second backward() adds to shared leaves", "grad",

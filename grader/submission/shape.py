@@ -126,3 +126,14 @@ def statement_at(submission: Submission, filename: object, line: object) -> Loca
                 if node.lineno <= line <= (node.end_lineno or node.lineno):
                     return Location(source.display, node.lineno, unit.cell)
     return None
+
+
+def first_nested(source: SourceFile, class_name: str, host: str | None) -> Definition | None:
+    """The first def inside method ``host`` of the class: where an indentation slip begins."""
+    found = the_class(source, class_name)
+    method = next((m for m in methods(found[0]) if m.name == host), None) if found else None
+    inner = [n for n in ast.walk(method) if isinstance(n, ast.FunctionDef) and n is not method] if method else []
+    if not inner:
+        return None
+    node = min(inner, key=lambda n: n.lineno)
+    return Definition(node.name, Location(source.display, node.lineno, found[1]), host)
