@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 import pytest
 from helpers import CORPUS, ROOT, SOLUTION, micrograde
@@ -136,13 +134,18 @@ def test_grading_is_deterministic_and_leaves_nothing_behind(tmp_path):
     path = tmp_path / "work.py"
     path.write_text(SOLUTION.replace("for node in reversed(topo):", "for node in topo:")
                     .replace("self.grad += (1 - t**2) * out.grad", "self.grad += (1 - t) * out.grad"))
-    temporary = set(Path(tempfile.gettempdir()).glob("micrograde-*"))
-    first = micrograde("grade", str(path), "--format", "json", cwd=tmp_path)
-    second = micrograde("grade", str(path), "--format", "json", cwd=tmp_path, env={"MICROGRADE_REPLAY": "0"})
+    work = tmp_path / "work"
+    work.mkdir()
+    path = path.rename(work / "work.py")
+    temporary = tmp_path / "tmp"  # the grader's own temporary directory, watched
+    temporary.mkdir()
+    first = micrograde("grade", str(path), "--format", "json", cwd=work, env={"TMPDIR": str(temporary)})
+    second = micrograde("grade", str(path), "--format", "json", cwd=work,
+                        env={"TMPDIR": str(temporary), "MICROGRADE_REPLAY": "0"})
     assert first.returncode == second.returncode == 1
     assert first.stdout == second.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["work.py"]
-    assert set(Path(tempfile.gettempdir()).glob("micrograde-*")) <= temporary  # nothing left in /tmp either
+    assert sorted(p.name for p in work.iterdir()) == ["work.py"]
+    assert list(temporary.iterdir()) == []  # nothing left in the temporary directory either
 
 
 def test_a_missing_name_is_not_implemented_not_a_crash(tmp_path):

@@ -206,14 +206,7 @@ def stored_items(obj):
     names = [name for klass in type.__dict__["__mro__"].__get__(cls)
              for name, value in type.__dict__["__dict__"].__get__(klass).items()
              if type(value) is types.MemberDescriptorType]
-    instance_dict = class_attribute(cls, "__dict__")
-    if type(instance_dict) is types.GetSetDescriptorType:
-        try:
-            namespace = instance_dict.__get__(obj, cls)
-        except TypeError:
-            namespace = None
-        if type(namespace) is dict:
-            names.extend(namespace)
+    names.extend(instance_namespace(obj))
     items = []
     for name in dict.fromkeys(names):
         try:
@@ -865,15 +858,25 @@ def stored(obj, name):
     slot = class_attribute(cls, name)
     if type(slot) is types.MemberDescriptorType:
         return slot.__get__(obj, cls)
+    namespace = instance_namespace(obj)
+    if name in namespace:
+        return namespace[name]
+    raise AttributeError(f"{cls.__name__} stores no {name!r}")
+
+
+def instance_namespace(obj):
+    """The instance dictionary of ``obj`` (empty if it has none), read through the interpreter's own
+    descriptor, never through a ``__dict__`` the student's class may define."""
+    cls = type(obj)
     instance_dict = class_attribute(cls, "__dict__")
     if type(instance_dict) is types.GetSetDescriptorType:
         try:
             namespace = instance_dict.__get__(obj, cls)
         except TypeError:
             namespace = None
-        if type(namespace) is dict and name in namespace:
-            return namespace[name]
-    raise AttributeError(f"{cls.__name__} stores no {name!r}")
+        if type(namespace) is dict:
+            return namespace
+    return {}
 
 
 class CappedOutput:
