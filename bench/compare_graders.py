@@ -222,7 +222,7 @@ class Pytest(Grader):
     def grade(self, label: str) -> None:
         """Execute the notebook into a script (a cell that raises fails the grade), then test it."""
         cwd = self.work / label
-        code = run([self.tool("jupyter"), "nbconvert", "--to", "script", "--execute", "--output", "submission",
+        code = run([self.tool("jupyter"), "nbconvert", "--to", "python", "--execute", "--output", "submission",
                     "micrograd.ipynb"], cwd, self.env)
         if code == 0:
             code = run([self.tool("pytest"), "-q", "-p", "no:cacheprovider", "test_micrograd.py"], cwd, self.env)
