@@ -33,16 +33,22 @@ def definition(source: str, name: str) -> str:
     raise LookupError(name)
 
 
-def filled_exercise(path: Path) -> None:
-    notebook = json.loads((ROOT / "exercises" / "micrograd.ipynb").read_text())
+def filled(notebook: dict, solution: str) -> dict:
+    """The notebook with its `Value` and `train_step` cells holding ``solution``'s definitions and
+    its grading cell printing instead (a notebook any grader, or plain Jupyter, can run)."""
     for cell in notebook["cells"]:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         for name in ("Value", "train_step"):
             if cell["cell_type"] == "code" and source.startswith(("class " + name, "def " + name)):
-                cell["source"] = definition(SOLUTION, name)
+                cell["source"] = definition(solution, name).splitlines(keepends=True)
         if "check(Value, train_step)" in source:
-            cell["source"] = "print('done')"  # the baseline executes the notebook, nothing more
-    path.write_text(json.dumps(notebook))
+            cell["source"] = ["print('done')"]  # the baseline executes the notebook, nothing more
+    return notebook
+
+
+def filled_exercise(path: Path) -> None:
+    notebook = json.loads((ROOT / "exercises" / "micrograd.ipynb").read_text())
+    path.write_text(json.dumps(filled(notebook, SOLUTION)))
 
 
 def main() -> None:
