@@ -21,6 +21,7 @@ from grader.spec.ops import OPS
 from grader.spec.scaffold import scaffold_files
 
 COURSES = Path(__file__).parent / "courses"
+KARPATHY = Path(__file__).parent / "realstyle" / "karpathy_engine.py"  # karpathy/micrograd's engine and nn
 SOLUTION = (CORPUS / "solution.py").read_text()
 
 # The ops beyond the classic four, as a student writes them in a micrograd-style Value.
@@ -140,7 +141,7 @@ def test_every_op_has_checks_and_a_reference_rule():
 
 
 def test_karpathy_engine_with_relu_course_gets_full_marks():
-    path = COURSES / "karpathy_engine.py"
+    path = KARPATHY
     status, report = grade_json(path, "--config", str(COURSES / "relu-course.toml"))
     assert status == 0 and report["diagnoses"] == [] and report["score"] == report["max_score"]
     assert list(report["targets"]) == ["add", "mul", "pow", "relu", "backward", "train_step"]
@@ -148,7 +149,7 @@ def test_karpathy_engine_with_relu_course_gets_full_marks():
 
 
 def test_karpathy_engine_under_the_default_course_lacks_tanh():
-    status, report = grade_json(COURSES / "karpathy_engine.py")
+    status, report = grade_json(KARPATHY)
     assert status == 1
     assert [(d["target"], d["code"]) for d in report["diagnoses"]] == [("tanh", "not-implemented")]
     assert report["targets"]["tanh"]["score"] == 0
@@ -317,8 +318,8 @@ def test_course_api(tmp_path):
     import grader
 
     options = grader.Options(config=grader.load_config(COURSES / "relu-course.toml"), audience="staff")
-    first = grader.grade_file(COURSES / "karpathy_engine.py", options)
-    again = grader.grade_file(COURSES / "karpathy_engine.py", options)
+    first = grader.grade_file(KARPATHY, options)
+    again = grader.grade_file(KARPATHY, options)
     assert first.score == again.score == 100.0 and first.targets == again.targets
     assert grader.load_config(None).sha256 == course_config.default().sha256
 
@@ -326,7 +327,7 @@ def test_course_api(tmp_path):
 def test_a_course_repository_is_graded_by_its_own_configuration(tmp_path):
     """A micrograde.toml where micrograde runs is the course's, with no --config."""
     (tmp_path / "micrograde.toml").write_text((COURSES / "relu-course.toml").read_text())
-    (tmp_path / "engine.py").write_text((COURSES / "karpathy_engine.py").read_text())
+    (tmp_path / "engine.py").write_text((KARPATHY).read_text())
     result = micrograde("grade", "engine.py", "--format", "json", cwd=tmp_path)
     report = json.loads(result.stdout)
     assert result.returncode == 0 and "relu" in report["targets"] and report["config"]["source"] == "micrograde.toml"

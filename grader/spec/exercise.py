@@ -68,10 +68,6 @@ class Exercise:
         return self.config.train_function if target == "train_step" else target
 
     @property
-    def needs_value(self) -> bool:
-        return any(t.kind != "train" for t in self.targets)
-
-    @property
     def needs_train_step(self) -> bool:
         return any(t.kind == "train" for t in self.targets)
 
