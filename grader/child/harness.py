@@ -1,10 +1,11 @@
 """The child side of grading: runs submission code and reports raw observations.
 
-This file runs as a script in a separate process (see ``grader.child.process``); it is
-the only place where a student's code executes. It imports nothing from the
-grader, so that nothing the submission does can reach the grading logic, and
-it never judges anything: it builds graphs, calls the student's methods and
-sends back numbers (values, gradients, the order in which ``_backward`` ran).
+This file runs in a separate process (compiled by the grading process, see
+``grader.child.process``); it is the only place where a student's code executes.
+It imports nothing from the grader, so that nothing the submission does can
+reach the grading logic, and it never judges anything: it builds graphs, calls
+the student's methods and sends back numbers (values, gradients, the order in
+which ``_backward`` ran).
 The grading process decides what those numbers mean.
 
 Requests and replies are JSON lines on two private file descriptors passed on
@@ -24,15 +25,12 @@ root: ``["leaf", name]``, ``["const", number]``, ``["add", i, j]``,
 """
 
 import _json
-import contextlib
+import _signal
 import itertools
-import json
 import math
 import operator
 import os
-import signal
 import sys
-import traceback
 import types
 
 # The child knows no op and no derivative rule. Nodes the student did not write
@@ -75,11 +73,10 @@ def error_report(exc, phase):
     """Describe an exception raised by submission code, with the student's line if any."""
     line = None
     where = None
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in SUBMISSION_FILES]
+    frames = [(file, number) for file, number in traceback_lines(exc) if file in SUBMISSION_FILES]
     if frames:
         # Where the student's code raised; for a load out of time, the top-level statement it was in.
-        frame = frames[0] if type(exc).__name__ == "LoadTimeout" else frames[-1]
-        line, where = frame.lineno, frame.filename
+        where, line = frames[0] if type(exc).__name__ == "LoadTimeout" else frames[-1]
     message = str(exc)
     if len(message) > 300:
         message = message[:300] + "..."
@@ -88,8 +85,19 @@ def error_report(exc, phase):
     if isinstance(exc, ModuleNotFoundError) and isinstance(exc.name, str):
         report["module"] = exc.name.split(".")[0]
     if isinstance(exc, RecursionError):
-        report["depth"] = len(traceback.extract_tb(exc.__traceback__))
+        report["depth"] = len(traceback_lines(exc))
     return report
+
+
+def traceback_lines(exc):
+    """The (file, line) of every frame ``exc`` passed through, outermost first: what
+    ``traceback.extract_tb`` gives, without reading any source file."""
+    found = []
+    tb = exc.__traceback__
+    while tb is not None:
+        found.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    return found
 
 
 def holds(container, items):
@@ -378,39 +386,41 @@ def backward_case(api, request):
     runs = []
     trace = []
     positions = {}
+    restore = None
     try:
-        with hashed_by_position(iface.V, positions):
-            for nodes in request["exprs"]:
-                trace.clear()
-                built = build(iface, nodes, trace.append, leaves, positions)
-                if getattr(type(built[-1]), "backward", None) is None:
-                    raise MissingMethod(f"{iface.V.__name__} has no method backward")
-                built[-1].backward()
-                runs.append({"grads": observe(built, "grad"), "trace": list(trace)})
+        restore = hashed_by_position(iface.V, positions)
+        for nodes in request["exprs"]:
+            trace.clear()
+            built = build(iface, nodes, trace.append, leaves, positions)
+            if getattr(type(built[-1]), "backward", None) is None:
+                raise MissingMethod(f"{iface.V.__name__} has no method backward")
+            built[-1].backward()
+            runs.append({"grads": observe(built, "grad"), "trace": list(trace)})
     except BaseException as exc:  # noqa: BLE001
         return {"error": error_report(exc, "backward")}
+    finally:
+        if restore is not None:
+            restore()
     return {"runs": runs}
 
 
-@contextlib.contextmanager
 def hashed_by_position(V, positions):
     """While ``backward()`` is checked, nodes of a class that compares by identity hash by
     their position in the case, so a set of nodes iterates in the same order on every run
     and an order-dependent bug fails the same way every time. Equality is untouched; a
     class with its own ``__eq__`` or ``__hash__`` keeps them as written, since that is
-    part of what is graded."""
+    part of what is graded. Returns what puts the class back as it was."""
     if V.__hash__ is not object.__hash__ or V.__eq__ is not object.__eq__:
-        yield
-        return
+        return lambda: None
     own = V.__dict__.get("__hash__")
     V.__hash__ = lambda self: positions.get(id(self), id(self) >> 4)
-    try:
-        yield
-    finally:
+
+    def restore():
         if own is None:
             del V.__hash__
         else:
             V.__hash__ = own
+    return restore
 
 
 def on_training_engine(function, engine):
@@ -445,10 +455,10 @@ def train_case(api, request):
     return {"losses": losses, "params": params}
 
 
-def load_engine(source):
-    """The grader's training engine, made from source text, registered in no module table."""
+def load_engine(code):
+    """The grader's training engine, from its code object, registered in no module table."""
     namespace = {"__name__": "micrograde_training"}
-    exec(compile(source, "<training engine>", "exec"), namespace)
+    exec(code, namespace)
     return types.SimpleNamespace(Value=namespace["Value"], MLP=namespace["MLP"])
 
 
@@ -479,12 +489,12 @@ def load(api, request):
     Shortly before the grading process would give up on loading, an alarm stops the
     code where it is, so the report can point at the statement that kept it busy.
     """
-    signal.signal(signal.SIGALRM, out_of_time)
-    signal.setitimer(signal.ITIMER_REAL, max(0.05, 0.8 * request.get("time_limit", 10.0)))
+    _signal.signal(_signal.SIGALRM, out_of_time)
+    _signal.setitimer(_signal.ITIMER_REAL, max(0.05, 0.8 * request.get("time_limit", 10.0)))
     try:
         return load_modules(api, request)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
 
 
 def load_modules(api, request):
@@ -1011,29 +1021,39 @@ class StandInFinder:
         pass
 
 
+class JSONDecoding:
+    """What the C JSON scanner reads from ``json.JSONDecoder()``'s defaults, without importing
+    ``json`` (and ``re`` with it) into every child."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+    parse_constant = {"-Infinity": -math.inf, "Infinity": math.inf, "NaN": math.nan}.__getitem__
+
+
 def no_threads(*args, **kwargs):
     raise RuntimeError("starting threads is not allowed while grading")
 
 
-def confine(request):
+def confine(code, plan):
     """Have the process confine itself as the grading process planned (``grader.child.confinement``).
 
-    That module arrives as source text, like the reference engine, so that the
-    child needs nothing importable from the grader. Runs before any submission
+    That module arrives compiled with the harness, like the training engine, so that
+    the child needs nothing importable from the grader. Runs before any submission
     code; returns what held, for the report.
     """
     module = types.ModuleType("confinement")
     try:
-        exec(compile(request["source"], "<confinement>", "exec"), module.__dict__)
-        return module.apply(request["plan"])
+        exec(code, module.__dict__)
+        return module.apply(plan)
     except Exception as exc:  # noqa: BLE001 - reported, and the grading process trusts nothing it did not hear
         return {"filesystem": f"not confined ({type(exc).__name__}: {exc})"}
 
 
-def start_guards(request):
+def start_guards(request, confinement):
     """Confine the process and install the audit hook, last; return what tells the hook's
     records, and what held of the confinement."""
-    held = confine(request["confinement"])
+    held = confine(confinement, request["confinement"])
     import _thread
     import threading
 
@@ -1057,12 +1077,18 @@ def main():
     ``os.write``), so patching ``json`` or ``os`` changes nothing it sends. The harness
     then leaves ``__main__``: the submission finds an empty module there, not the
     harness's functions.
+
+    The grading process ships the code of the confinement and of the training
+    engine (``None`` but for the child that grades ``train_step``) with the
+    harness's own, as ``SHIPPED``; the module that started the harness is emptied.
     """
+    confinement, engine = globals().pop("SHIPPED")
+    vars(sys.modules["__main__"]).clear()
     sys.modules["__main__"] = types.ModuleType("__main__")
     requests = os.fdopen(int(sys.argv[-2]), "r", encoding="utf-8")
     replies = int(sys.argv[-1])
     write, join = os.write, "".join
-    scan = _json.make_scanner(json.JSONDecoder())
+    scan = _json.make_scanner(JSONDecoding)
     encode = _json.make_encoder(None, object.__repr__, _json.encode_basestring_ascii, None, ": ", ", ",
                                 False, False, True)
     api = {}
@@ -1070,9 +1096,9 @@ def main():
     for line in requests:
         request = scan(line, 0)[0]
         if request["kind"] == "init":
-            if request.get("engine"):
-                api["engine"] = load_engine(request["engine"])
-            recorded, held = start_guards(request)
+            if engine is not None:
+                api["engine"] = load_engine(engine)
+            recorded, held = start_guards(request, confinement)
             reply = {"confinement": held}
         else:
             handler = HANDLERS[request["kind"]]

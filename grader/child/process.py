@@ -13,8 +13,10 @@ working directory can make the grader read or write anything else.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
+import marshal
 import os
 import re
 import select
@@ -23,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 
 import reference.nn
@@ -37,12 +41,43 @@ TRAINING_ENGINE = "\n\n".join((
     Path(__file__).with_name("training.py").read_text(encoding="utf-8"),
     Path(reference.nn.__file__).read_text(encoding="utf-8").replace("from reference.engine import Value\n", ""),
 ))
+# The child's whole program (``-c``): it runs the harness's code object, read from the
+# descriptor given first on its command line, then closes that descriptor.
+BOOTSTRAP = """\
+import marshal, os, sys
+_fd = int(sys.argv[-3])
+_code = marshal.loads(os.pread(_fd, int.from_bytes(os.pread(_fd, 8, 0), "big"), 8))
+os.close(_fd)
+exec(_code[0], {"__name__": "__main__", "__builtins__": __builtins__, "SHIPPED": _code[1:]})
+"""
 MAX_REPLY_BYTES = 4 * 1024 * 1024
+WINDOW_BYTES = 16 * 1024  # requests sent ahead of their replies (a pipe holds at least this much)
 MAX_REPLY_DEPTH = 32  # a real reply nests four deep; a recursive parser must never see more
 OUTPUT_CAP_BYTES = 64 * 1024
 # In every child's command line, with the pid of the grading process that started it,
 # so that a leftover child can be found, and told from another grader's.
 CHILD_MARK = "micrograde-child"
+
+
+@functools.cache
+def compiled(training: bool) -> bytes:
+    """The child's code, compiled once per grading process: the harness, the confinement and, for
+    the child that grades ``train_step`` only, the training engine, as one length-prefixed ``marshal``
+    blob (the child runs the same interpreter, so compiling here spares every child doing it)."""
+    blob = marshal.dumps((
+        compile(HARNESS_SOURCE, "<harness>", "exec"),
+        compile(CONFINEMENT_SOURCE, "<confinement>", "exec"),
+        compile(TRAINING_ENGINE, "<training engine>", "exec") if training else None,
+    ))
+    return len(blob).to_bytes(8, "big") + blob
+
+
+def code_file(training: bool) -> int:
+    """A descriptor of an unnamed file holding the child's code (see ``compiled``), read from offset 0."""
+    handle = tempfile.TemporaryFile()
+    handle.write(compiled(training))
+    handle.flush()
+    return os.dup(handle.fileno())  # the handle closes (and the file stays alive through the copy)
 
 
 def child_mark(grader_pid: int | None = None) -> str:
@@ -102,7 +137,8 @@ class Worker:
     def start(self) -> None:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        argv = [sys.executable, "-s", "-P", "-c", HARNESS_SOURCE, child_mark(), str(req_r), str(rep_w)]
+        code = code_file(self.training)
+        argv = [sys.executable, "-s", "-P", "-c", BOOTSTRAP, child_mark(), str(code), str(req_r), str(rep_w)]
         try:
             self.process = subprocess.Popen(
                 self.sandbox.wrap(argv),
@@ -111,11 +147,12 @@ class Worker:
                 stderr=self.streams.stderr,
                 cwd=self.workdir,
                 env=sandbox.environment(str(self.workdir)),
-                pass_fds=(req_r, rep_w),
+                pass_fds=(code, req_r, rep_w),
                 start_new_session=True,
                 preexec_fn=lambda: sandbox.limits(self.cpu_seconds),
             )
         finally:
+            os.close(code)
             os.close(req_r)
             os.close(rep_w)
         self._requests = os.fdopen(req_w, "wb", buffering=0)
@@ -123,9 +160,8 @@ class Worker:
         self._buffer = b""
         workdir = self.workdir.resolve()
         self.init_id = self.send({
-            "kind": "init", "engine": TRAINING_ENGINE if self.training else None, "workdir": str(workdir),
-            "hidden": sandbox.hidden_paths(), "output_cap": OUTPUT_CAP_BYTES,
-            "confinement": {"source": CONFINEMENT_SOURCE, "plan": self.sandbox.plan(workdir)},
+            "kind": "init", "workdir": str(workdir), "hidden": sandbox.hidden_paths(), "output_cap": OUTPUT_CAP_BYTES,
+            "confinement": self.sandbox.plan(workdir),
         })
         self._unawaited = {self.init_id}
         self.init_reply: dict = {}
@@ -136,15 +172,23 @@ class Worker:
 
     def send(self, request: dict) -> int:
         """Send a request without waiting; returns the id its reply will carry."""
+        request_id, line = self._line(request)
+        self._write(line)
+        return request_id
+
+    def _line(self, request: dict) -> tuple[int, bytes]:
+        """A fresh id for ``request`` and the line that sends it."""
         if self.process is None:
             self.start()
         self._ids += 1
+        return self._ids, (json.dumps({**request, "id": self._ids}) + "\n").encode()
+
+    def _write(self, line: bytes) -> None:
         try:
-            self._requests.write((json.dumps({**request, "id": self._ids}) + "\n").encode())
+            self._requests.write(line)
         except (BrokenPipeError, OSError):
             self.kill()
             raise WorkerLost("crash", "the submission's process exited") from None
-        return self._ids
 
     def receive(self, request_id: int, timeout: float) -> dict:
         """Wait at most ``timeout`` seconds for the reply to ``request_id``."""
@@ -163,6 +207,38 @@ class Worker:
     def call(self, request: dict, timeout: float) -> dict:
         """Send one request and wait at most ``timeout`` seconds for its reply."""
         return self.receive(self.send(request), timeout)
+
+    def call_many(self, requests: list[dict], timeout: float) -> Iterator[dict]:
+        """The replies to ``requests``, in order, all within ``timeout`` seconds.
+
+        Requests are sent ahead while the child works on earlier ones, so that it
+        computes while the grading process judges; the child still reads and answers
+        them one at a time, in order, exactly as if each were sent after the last
+        reply. At most ``WINDOW_BYTES`` of requests await their replies, so neither
+        side ever blocks on a full pipe. Replies that will not be read (the caller
+        stopped early) are skipped when they come.
+        """
+        deadline = time.monotonic() + timeout
+        queue = deque(requests)
+        awaiting: deque[tuple[int, int]] = deque()  # (id, size) of the requests sent and not yet answered
+        in_flight = 0
+        ready: tuple[int, bytes] | None = None  # the next request, made but not sent
+        try:
+            while queue or ready or awaiting:
+                while queue or ready:
+                    request_id, line = ready or self._line(queue.popleft())
+                    ready = None
+                    if awaiting and in_flight + len(line) > WINDOW_BYTES:
+                        ready = request_id, line
+                        break
+                    self._write(line)
+                    awaiting.append((request_id, len(line)))
+                    in_flight += len(line)
+                request_id, size = awaiting.popleft()
+                in_flight -= size
+                yield self.receive(request_id, deadline - time.monotonic())
+        finally:
+            self._unawaited.update(request_id for request_id, _ in awaiting)
 
     def _next_reply(self, deadline: float) -> dict:
         while b"\n" not in self._buffer:

@@ -10,6 +10,7 @@ import importlib
 import math
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from grader.child.process import Streams, Worker, WorkerLost, captured_output
@@ -69,15 +70,17 @@ class Session:
         return {"kind": "load", "modules": modules, "names": dict(self.submission.names),
                 "time_limit": self.exercise.config.load_time_limit}
 
-    def start(self, training: bool = False, meanwhile=None) -> None:
-        """Start a process and load the submission; ``meanwhile`` runs while it loads."""
+    def launch(self, training: bool = False) -> int:
+        """Start a process and send it the submission to load; returns the load request's id."""
         self.streams.append(Streams())
         # A child cannot use more CPU than the wall-clock time all its work is given.
         cpu = math.ceil(self.exercise.time_budget() + STARTUP_SECONDS)
         worker = self.workers[training] = Worker(self.workdir, self.streams[-1], cpu_seconds=cpu, training=training)
-        load_id = worker.send(self.load_request())
-        if meanwhile is not None:
-            meanwhile()
+        return worker.send(self.load_request())
+
+    def settle(self, training: bool, load_id: int) -> None:
+        """Wait for a launched process to load the submission; keep what the first load said."""
+        worker = self.workers[training]
         try:
             reply = self.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
         finally:
@@ -90,24 +93,59 @@ class Session:
             self.missing_modules = [m for m in missing if isinstance(m, str)][:20] if isinstance(missing, list) else []
 
     def open(self) -> None:
-        """Start the first process; a load that hangs or dies is recorded, not raised."""
+        """Start the processes; a load that hangs or dies is recorded, not raised.
+
+        The process for ``train_step`` starts and loads alongside the first (it has
+        a core of its own on most machines); if that early load is lost, the process
+        is started again when ``train_step`` is graded, as if it had never been tried.
+        """
         if self.submission.directory is not None:
             copy_sources(self.submission, self.workdir / "submission")
         try:
-            # The search loads while the child starts (Hypothesis itself only if a search needs it).
-            self.start(meanwhile=lambda: importlib.import_module("grader.search.engine"))
+            first = self.launch()
+            early = self.launch_early()
+            # The search loads while the children start (Hypothesis itself only if a search needs it).
+            importlib.import_module("grader.search.engine")
+            self.settle(False, first)
         except WorkerLost as lost:
             self.load_lost = lost
             self.close()
+            return
+        if early is not None:
+            try:
+                self.settle(True, early)
+            except WorkerLost:
+                self.forget(True)
+
+    def launch_early(self) -> int | None:
+        """Launch the process for ``train_step`` if the exercise grades it; None if not (or lost)."""
+        if not any(target.kind == "train" for target in self.exercise.targets):
+            return None
+        try:
+            return self.launch(training=True)
+        except WorkerLost:
+            self.forget(True)
+            return None
+
+    def forget(self, training: bool) -> None:
+        """End one process; the next call for it starts a fresh one."""
+        if self.workers[training] is not None:
+            self.workers[training].close()
+            self.workers[training] = None
 
     def call(self, request: dict, deadline: float, training: bool = False) -> dict:
+        return next(self.call_many([request], deadline, training))
+
+    def call_many(self, requests: list[dict], deadline: float, training: bool = False) -> Iterator[dict]:
+        """The replies to ``requests`` in order, sent ahead of their replies (``Worker.call_many``)."""
         if self.load_lost is not None:
             raise self.load_lost
         worker = self.workers[training]
         if worker is None or not worker.alive:
-            self.start(training)
+            self.settle(training, self.launch(training))
             worker = self.workers[training]
-        return self.observe(worker.call(request, max(0.05, deadline - time.monotonic())))
+        for reply in worker.call_many(requests, max(0.05, deadline - time.monotonic())):
+            yield self.observe(reply)
 
     def record_confinement(self, worker: Worker, held: object) -> None:
         """Keep what the child said held, before any submission code ran; the weakest child counts."""
@@ -132,10 +170,8 @@ class Session:
 
     def close(self) -> None:
         """End the children (a later call starts a fresh one)."""
-        for training, worker in self.workers.items():
-            if worker is not None:
-                worker.close()
-                self.workers[training] = None
+        for training in self.workers:
+            self.forget(training)
 
 
 def copy_sources(submission: Submission, destination: Path) -> None:
