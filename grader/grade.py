@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +63,10 @@ UNUSABLE_REASONS = {"NotImplementedError": "not implemented", "InterfaceError": 
                     "ComputedAttribute": "gradients are computed when read"}
 
 
+# What judging a reply the child sent may raise: that case fails as unreadable.
+UNREADABLE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
+
+
 class TargetRun:
     """Grades one target: its checks in order, until its code is lost."""
 
@@ -77,25 +82,42 @@ class TargetRun:
         self.tolerance = Tolerance(config.reference_tolerance, config.difference_tolerance)
         self.graphs: set = set()  # every distinct expression the target was checked on
 
-    def evaluate(self, case, check: Check | None = None) -> Verdict:
-        self.graphs.update(getattr(case, "exprs", ()))
-        self.running = case
+    def evaluate_many(self, cases: list, check: Check | None = None) -> list[Verdict]:
+        """Verdicts on ``cases``, all sent to one child ahead of their replies: the child runs them
+        in order while the earlier replies are judged (every case is one kind: train or not)."""
+        self.graphs.update(expr for case in cases for expr in getattr(case, "exprs", ()))
+        prepared = [self.prepare(case, check) for case in cases]
+        replies = self.session.call_many([p[0] for p in prepared if p is not None], self.deadline,
+                                         training=any(isinstance(case, TrainCase) for case in cases))
+        verdicts = []
+        for case, ready in zip(cases, prepared):
+            self.running = case
+            try:
+                if ready is None:
+                    raise ValueError("no request")
+                verdicts.append(ready[1](next(replies)))
+            except UNREADABLE:
+                # The child is not trusted: a reply that cannot be read is this case's failure.
+                verdicts.append(malformed(case, "the reply could not be read"))
+        return verdicts
+
+    def prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict]] | None:
+        """The request for ``case``, and what judges its reply (None if no request can be made)."""
         try:
-            if isinstance(case, TrainCase):
-                request = {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
-                           "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS,
-                           "lr": case.lr, "steps": case.steps}
-                reply = self.session.call(request, self.deadline, training=True)
-                return judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply, self.tolerance)
-            if self.target.kind == "backward":
-                reply = self.session.call(plan_backward(case), self.deadline)
-                return judge_backward(case, reply, self.tolerance)
-            plan = plan_op(case, self.target.name)
-            reply = self.session.call(plan.request, self.deadline)
-            return judge_op(case, reply, plan, self.tolerance, kink=check is not None and check.kink)
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError):
-            # The child is not trusted: a reply that cannot be read is this case's failure.
-            return malformed(case, "the reply could not be read")
+            return self._prepare(case, check)
+        except UNREADABLE:
+            return None
+
+    def _prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict]]:
+        if isinstance(case, TrainCase):
+            request = {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
+                       "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS, "lr": case.lr, "steps": case.steps}
+            return request, lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply, self.tolerance)
+        if self.target.kind == "backward":
+            return plan_backward(case), lambda reply: judge_backward(case, reply, self.tolerance)
+        plan = plan_op(case, self.target.name)
+        kink = check is not None and check.kink
+        return plan.request, lambda reply: judge_op(case, reply, plan, self.tolerance, kink=kink)
 
     def result(self, check: Check, status: str, message: str = "") -> CheckResult:
         return CheckResult(check.id, self.target.name, check.title, status, self.target.points_of(check),
@@ -120,10 +142,10 @@ class TargetRun:
 
                 return expressions(target, roots=roots, ops=ops)
 
-            verdicts = search(strategy, self.evaluate, check.focus, self.exercise.config.examples,
+            verdicts = search(strategy, self.evaluate_many, check.focus, self.exercise.config.examples,
                               key=f"{target}:{roots}:{','.join(ops)}")
         else:
-            verdicts = [self.evaluate(case, check) for case in check.cases]
+            verdicts = self.evaluate_many(check.cases, check)
         for verdict in verdicts:
             verdict.check = check
         failing = [v for v in verdicts if not v.passed(check.focus)]

@@ -20,9 +20,10 @@ from __future__ import annotations
 import functools
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 
 from grader.judging.judge import Verdict
-from grader.search.replay import END, ReplayCache
+from grader.search.replay import END, ReplayCache, private_directory, usable_directory
 
 SHRINK_BUDGET = 80  # examples tried after the first failure, so shrinking stays quick
 
@@ -35,31 +36,39 @@ class _Enough(BaseException):
     """The shrink budget is spent; stops Hypothesis at once (it only catches Exception)."""
 
 
-_TEMPORARY: list = []  # Hypothesis's directory, kept until the process ends (then removed)
+_TEMPORARY: list = []  # Hypothesis's directory when there is no cache directory: removed when the process ends
 
 
 @functools.cache
 def _hypothesis():
-    """Hypothesis, imported on first need and set up to leave no trace and depend on nothing local."""
+    """Hypothesis, imported on first need and set up to leave no trace beside the submission."""
     import tempfile
-    from pathlib import Path
 
     import hypothesis
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    # Hypothesis keeps a cache directory (for constants it finds in local source
-    # files) relative to the working directory; grading must leave no trace, next to
-    # the submission or anywhere else, so it gets a temporary directory of its own
-    # that goes when the grading process ends. Hypothesis also mixes constants from
-    # "local" modules (imported from outside the standard library and site-packages)
-    # into what it draws, and has no public setting to turn that off. Installed as a
-    # package, micrograde imports no local module in the grading process (the
-    # submission only ever runs in the child), so the examples depend on nothing but
-    # the strategy; from a source checkout its own modules are local, and the
-    # examples are still the same on every run of that checkout.
-    home = tempfile.TemporaryDirectory(prefix="micrograde-hypothesis-", ignore_cleanup_errors=True)
-    _TEMPORARY.append(home)
-    set_hypothesis_home_dir(Path(home.name))
+    # Hypothesis mixes constants from "local" modules (imported from outside the
+    # standard library and site-packages) into what it draws, and has no public
+    # setting to turn that off. Installed as a package, micrograde imports no local
+    # module in the grading process (the submission only ever runs in the child), so
+    # the examples depend on nothing but the strategy; run from a source checkout,
+    # its own modules are local, and the examples are the same on every run of that
+    # checkout. Finding those constants means parsing every local module, so
+    # Hypothesis keeps what it found in its home directory, by the hash of each
+    # file: that home is micrograde's own cache directory (see ``replay``), never
+    # the working directory, or else a temporary one that goes when the process ends.
+    directory = usable_directory()
+    home = directory / "hypothesis" if directory is not None else None
+    if home is not None:
+        try:
+            home.mkdir(mode=0o700, exist_ok=True)
+        except OSError:
+            home = None
+    if home is None or not private_directory(home):
+        temporary = tempfile.TemporaryDirectory(prefix="micrograde-hypothesis-", ignore_cleanup_errors=True)
+        _TEMPORARY.append(temporary)
+        home = Path(temporary.name)
+    set_hypothesis_home_dir(home)
     return hypothesis
 
 
@@ -128,19 +137,33 @@ class _Replayed:
         return self.evaluate(case)
 
 
-def search(strategy: Callable[[], object], evaluate: Callable[[object], Verdict], focus: str,
+def search(strategy: Callable[[], object], evaluate_many: Callable[[list], list[Verdict]], focus: str,
            max_examples: int, *, key: str) -> list[Verdict]:
     """Verdicts of the failing cases found (empty when every generated case passed).
 
     ``strategy`` makes the Hypothesis strategy, only if Hypothesis has to run;
-    ``key`` names it in the replay cache (the same key, the same examples).
+    ``key`` names it in the replay cache (the same key, the same examples);
+    ``evaluate_many`` runs cases in order and returns their verdicts.
+
+    Every search starts with its opening: the examples a derandomized search shows
+    a submission that passes them all, run in one go (the child works on the next
+    while the last is judged). The opening is the same with and without the cache
+    (Hypothesis makes it when there is none), so the child always runs the same
+    cases in the same order. If one fails, the search goes on from the first that
+    did, one example at a time: along the tree while it knows what comes next,
+    then with Hypothesis, answered from what was already run as far as it asks
+    the same cases in the same order.
     """
     cache = ReplayCache.for_search(key, max_examples)
-    if cache is None:
-        return full_search(strategy, evaluate, focus, max_examples)[0]
-    tree = cache.load()
-    if tree is None:
-        tree = cache.record([(case, False) for case in passing_examples(strategy, max_examples)], ended=True)
+    tree = cache.load() if cache is not None else None
+    opening = tree.opening() if tree is not None else None
+    if opening is None:
+        opening = passing_examples(strategy, max_examples)
+        tree = cache.record([(case, False) for case in opening], ended=True) if cache is not None else None
+    opened = evaluate_many(opening) if opening else []
+    if all(verdict.passed(focus) for verdict in opened):
+        return []
+    answer = _Replayed(list(zip(opening, opened)), lambda case: evaluate_many([case])[0])
     failures: list[Verdict] = []
     known: list[tuple[object, Verdict]] = []
     node, failed, after_failure = None, False, 0
@@ -152,14 +175,14 @@ def search(strategy: Callable[[], object], evaluate: Callable[[object], Verdict]
         if case is None:
             break  # the tree does not know: Hypothesis goes on from here
         after_failure += bool(failures)
-        verdict = evaluate(case)
+        verdict = answer(case)
         known.append((case, verdict))
         failed = not verdict.passed(focus)
         if failed:
             failures.append(verdict)
         node = following
     path: list[tuple[object, bool]] = []
-    replayed = _Replayed(known, evaluate)
+    replayed = _Replayed(known, answer)
 
     def recorded(case) -> Verdict:
         verdict = replayed(case)

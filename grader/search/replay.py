@@ -190,6 +190,18 @@ class SearchTree:
     def case(self, node: int) -> Case | None:
         return decode(self.cases[self.nodes[node][0]])
 
+    def opening(self) -> list[Case] | None:
+        """The cases of the all-passing path, from the root to where the search ends: what every
+        search shows first. ``None`` unless the tree knows all of it."""
+        cases, node = [], self.root
+        while node >= 0 and len(cases) < len(self.nodes):
+            case = self.case(node)
+            if case is None:
+                return None
+            cases.append(case)
+            node = self.nodes[node][1]
+        return cases if node == END else None
+
     def following(self, node: int | None, failed: bool) -> int:
         """The node after ``node`` (the root after ``None``) given how ``node`` went."""
         return self.root if node is None else self.nodes[node][2 if failed else 1]
