@@ -20,7 +20,6 @@ import pytest
 from helpers import ROOT, processes_with
 
 from grader.child import sandbox
-from grader.child.process import CONFINEMENT_SOURCE
 
 PROBE = r"""
 import ctypes, json, os, resource, signal, socket, subprocess, sys, types
@@ -129,11 +128,12 @@ def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
     os.chmod(targets["canary"], 0o600)
     Path(targets["copy"]).parent.mkdir()
     Path(targets["copy"]).write_bytes(Path(targets["reference"]).read_bytes())
-    argv = [sys.executable, "-s", "-P", "-c", PROBE, CONFINEMENT_SOURCE, json.dumps(box.plan(work.resolve())),
+    confinement = (ROOT / "grader" / "child" / "confinement.py").read_text()
+    argv = [sys.executable, "-s", "-P", "-c", PROBE, confinement, json.dumps(box.plan(work.resolve())),
             json.dumps(targets)]
     result = subprocess.run(box.wrap(argv), capture_output=True, text=True, timeout=60, cwd=work,
                             env=sandbox.environment(str(work)), start_new_session=True,
-                            preexec_fn=lambda: sandbox.limits(30))
+                            preexec_fn=sandbox.limiter(30))
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(lines) == 2, result.stdout + result.stderr
     assert not (tmp_path / "outside").exists() or not box.isolated
@@ -190,7 +190,7 @@ def test_limits_are_applied_to_the_child():
     code = ("import resource; print(*[resource.getrlimit(r)[0] for r in "
             "(resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE)])")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            preexec_fn=lambda: sandbox.limits(42))
+                            preexec_fn=sandbox.limiter(42))
     memory, cpu, fsize, nofile = map(int, result.stdout.split())
     assert (memory, cpu, fsize, nofile) == (sandbox.MEMORY_BYTES, 42, sandbox.FILE_BYTES, sandbox.OPEN_FILES)
 

@@ -14,6 +14,7 @@ working directory can make the grader read or write anything else.
 from __future__ import annotations
 
 import functools
+import importlib.machinery
 import itertools
 import json
 import marshal
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,11 +34,7 @@ from pathlib import Path
 import reference.nn
 from grader.child import sandbox
 
-HARNESS_SOURCE = Path(__file__).with_name("harness.py").read_text(encoding="utf-8")
-CONFINEMENT_SOURCE = Path(__file__).with_name("confinement.py").read_text(encoding="utf-8")
-# Read once, when the grader starts: nothing a submission does later can change
-# what the next child is given. The training engine with the reference MLP on
-# top goes only to the child that grades train_step.
+# The training engine with the reference MLP on top; it goes only to the child that grades train_step.
 TRAINING_ENGINE = "\n\n".join((
     Path(__file__).with_name("training.py").read_text(encoding="utf-8"),
     Path(reference.nn.__file__).read_text(encoding="utf-8").replace("from reference.engine import Value\n", ""),
@@ -59,16 +57,35 @@ OUTPUT_CAP_BYTES = 64 * 1024
 CHILD_MARK = "micrograde-child"
 
 
+def module_code(name: str) -> types.CodeType:
+    """The code of ``grader/child/<name>.py`` from Python's own bytecode cache (compiled only when
+    the cache is stale), every function in it named ``<name>``: a traceback printed in the child
+    then never sends ``linecache`` to read a grader file, which the child may not do."""
+    path = Path(__file__).with_name(f"{name}.py")
+    return renamed(importlib.machinery.SourceFileLoader(f"grader.child.{name}", str(path)).get_code(None),
+                   f"<{name}>")
+
+
+def renamed(code: types.CodeType, filename: str) -> types.CodeType:
+    """``code`` and the code objects in it (functions, classes), all with ``filename``."""
+    consts = tuple(renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+@functools.cache
+def child_code() -> tuple[types.CodeType, types.CodeType, types.CodeType]:
+    """The harness, the confinement and the training engine, read together once, before the first
+    child starts: nothing a submission does later can change what the next child is given."""
+    return module_code("harness"), module_code("confinement"), compile(TRAINING_ENGINE, "<training engine>", "exec")
+
+
 @functools.cache
 def compiled(training: bool) -> bytes:
-    """The child's code, compiled once per grading process: the harness, the confinement and, for
-    the child that grades ``train_step`` only, the training engine, as one length-prefixed ``marshal``
-    blob (the child runs the same interpreter, so compiling here spares every child doing it)."""
-    blob = marshal.dumps((
-        compile(HARNESS_SOURCE, "<harness>", "exec"),
-        compile(CONFINEMENT_SOURCE, "<confinement>", "exec"),
-        compile(TRAINING_ENGINE, "<training engine>", "exec") if training else None,
-    ))
+    """The child's code as one length-prefixed ``marshal`` blob: the harness, the confinement and, for
+    the child that grades ``train_step`` only, the training engine (the child runs the same interpreter,
+    so no child compiles anything of the grader's)."""
+    harness, confinement, engine = child_code()
+    blob = marshal.dumps((harness, confinement, engine if training else None))
     return len(blob).to_bytes(8, "big") + blob
 
 
@@ -149,7 +166,7 @@ class Worker:
                 env=sandbox.environment(str(self.workdir)),
                 pass_fds=(code, req_r, rep_w),
                 start_new_session=True,
-                preexec_fn=lambda: sandbox.limits(self.cpu_seconds),
+                preexec_fn=sandbox.limiter(self.cpu_seconds),
             )
         finally:
             os.close(code)

@@ -31,6 +31,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,7 @@ OPEN_FILES = 256
 WORK_BYTES = 256 * 1024 * 1024  # the working directory's tmpfs (namespaces only)
 WORK_FILES = 4096
 SHM_BYTES = 16 * 1024 * 1024
+PR_SET_PDEATHSIG = 1
 # What the minimal root shows besides the interpreter's own prefixes: the operating system, read-only.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                 "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
@@ -122,34 +124,42 @@ def environment(home: str) -> dict[str, str]:
     }
 
 
-def die_with_parent() -> None:
-    """Have the kernel kill the child if the grading process dies first (Linux)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
+@functools.cache
+def _prctl():
+    """libc's ``prctl`` (Linux), looked up in the grading process: looking it up between fork and
+    exec would import ``ctypes`` anew in every child."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
 
-        PR_SET_PDEATHSIG = 1
-        try:
-            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        except (OSError, AttributeError):
-            pass
+    try:
+        return ctypes.CDLL(None).prctl
+    except (OSError, AttributeError):
+        return None
 
 
-def limits(cpu_seconds: int) -> None:
-    """Resource limits for the child, and death with its parent; runs between fork and exec."""
-    die_with_parent()
-    for which, value in (
-        (resource.RLIMIT_AS, MEMORY_BYTES),
-        (resource.RLIMIT_CPU, cpu_seconds),
-        (resource.RLIMIT_FSIZE, FILE_BYTES),
-        (resource.RLIMIT_NOFILE, OPEN_FILES),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        try:
-            soft, hard = resource.getrlimit(which)
-            capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            resource.setrlimit(which, (capped, capped if which != resource.RLIMIT_CPU else hard))
-        except (ValueError, OSError):
-            pass
+def limiter(cpu_seconds: int) -> Callable[[], None]:
+    """What sets the child's resource limits and its death with the grading process (Linux),
+    between fork and exec (``preexec_fn``); everything it needs is found here, before the fork."""
+    prctl = _prctl()
+
+    def limits() -> None:
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        for which, value in (
+            (resource.RLIMIT_AS, MEMORY_BYTES),
+            (resource.RLIMIT_CPU, cpu_seconds),
+            (resource.RLIMIT_FSIZE, FILE_BYTES),
+            (resource.RLIMIT_NOFILE, OPEN_FILES),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            try:
+                soft, hard = resource.getrlimit(which)
+                capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
+                resource.setrlimit(which, (capped, capped if which != resource.RLIMIT_CPU else hard))
+            except (ValueError, OSError):
+                pass
+    return limits
 
 
 def _probe(command: list[str]) -> bool:

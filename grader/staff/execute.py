@@ -64,7 +64,7 @@ def execute_notebook(path: Path, timeout: float) -> dict:
             result = subprocess.run(
                 [sys.executable, "-c", CHILD, str(copy), str(timeout)], capture_output=True, cwd=tmp,
                 env=sandbox.environment(tmp), timeout=timeout * 3 + 30, stdin=subprocess.DEVNULL,
-                start_new_session=True, preexec_fn=lambda: sandbox.limits(int(timeout * 3) + 30))
+                start_new_session=True, preexec_fn=sandbox.limiter(int(timeout * 3) + 30))
             outcome = json.loads(result.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
         except subprocess.TimeoutExpired:
             outcome = {"status": "the notebook ran past its time limit", "failed": []}
