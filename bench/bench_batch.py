@@ -26,7 +26,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from timing import Command, paired, run_once
+from timing import Command, environment, paired, run_once
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
@@ -66,8 +66,7 @@ def main() -> None:
     variants = sources()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        env = {**os.environ, "MICROGRADE_CACHE_DIR": str(work / "cache")}
-        env.pop("MICROGRADE_REPLAY", None)
+        env = environment(MICROGRADE_CACHE_DIR=str(work / "cache"))
         distinct = folder(work / "distinct", variants, len(variants))
         filling, _, _ = run_once(Command("fill", batch(distinct, 2, work / "out-fill")), env=env)
         small, *large = sorted(args.sizes)

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from timing import Command, paired, run_once, table
+from timing import Command, environment, paired, run_once, table
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "tests" / "corpus" / "solution.py"
@@ -47,8 +46,7 @@ def main() -> None:
             source = source.replace(old, new)
         buggy.write_text(source)
         cache, passing, fresh = (Path(tmp) / name for name in ("cache", "passing", "fresh"))
-        env = {**os.environ, "MICROGRADE_CACHE_DIR": str(cache)}
-        env.pop("MICROGRADE_REPLAY", None)
+        env = environment(MICROGRADE_CACHE_DIR=str(cache))
         grade = [sys.executable, "-m", "grader", "grade"]
         cold, _, _ = run_once(Command("first grade", [*grade, str(SOLUTION)]), env=env)
         shutil.copytree(cache, passing)

@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from timing import Command, paired, table
+from timing import Command, environment, paired, table
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = (ROOT / "tests" / "corpus" / "solution.py").read_text()
@@ -61,8 +60,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         filled_exercise(work / "micrograd.ipynb")
-        env = {**os.environ, "MICROGRADE_CACHE_DIR": str(work / "cache")}
-        env.pop("MICROGRADE_REPLAY", None)
+        env = environment(MICROGRADE_CACHE_DIR=str(work / "cache"))
         execute = Command("jupyter nbconvert --to notebook --execute (baseline)",
                           [jupyter, "nbconvert", "--to", "notebook", "--execute", "--output", "executed.ipynb",
                            "micrograd.ipynb"])

@@ -45,6 +45,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 
 from bench_notebook import filled
+from timing import environment
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = (ROOT / "tests" / "corpus" / "solution.py").read_text()
@@ -307,9 +308,7 @@ def main() -> None:
     notebooks = submissions()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        env = {**os.environ, "PATH": path + os.pathsep + os.environ.get("PATH", ""),
-               "MICROGRADE_CACHE_DIR": str(work / "cache")}
-        env.pop("MICROGRADE_REPLAY", None)
+        env = environment(PATH=path + os.pathsep + os.environ.get("PATH", ""), MICROGRADE_CACHE_DIR=str(work / "cache"))
         graders = []
         for kind in (Micrograde, Pytest, Nbgrader, Otter):
             (work / kind.__name__).mkdir()

@@ -32,6 +32,16 @@ class Command:
         return statistics.median(self.seconds)
 
 
+def environment(**settings: str) -> dict[str, str]:
+    """This process's environment with ``settings``, for the timed commands, and with bytecode
+    caching on: an installed micrograde has its bytecode compiled when pip installs it, so a
+    benchmark run from a checkout lets Python write the checkout's (``PYTHONDONTWRITEBYTECODE``
+    would have every run compile the grader from source, which no installed copy does)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.pop("MICROGRADE_REPLAY", None)
+    return {**env, **settings}
+
+
 def run_once(command: Command, cwd: Path | None = None, env: dict | None = None) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak memory (MiB, the largest process) of one run; stops the
     benchmark on failure."""
