@@ -77,9 +77,12 @@ def test_the_cache_is_written_atomically_and_never_next_to_the_submission(tmp_pa
                             text=True, cwd=work, env={**env, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in work.iterdir()) == ["submission.py"]
-    stored = list((tmp_path / "xdg" / "micrograde").iterdir())
-    assert len(stored) == 5 and all(p.suffix == ".json" and not p.name.startswith(".") for p in stored)
-    assert oct((tmp_path / "xdg" / "micrograde").stat().st_mode & 0o777) == "0o700"
+    cache = tmp_path / "xdg" / "micrograde"
+    trees = [p for p in cache.iterdir() if p.name != "hypothesis"]
+    assert len(trees) == 5 and all(p.suffix == ".json" and not p.name.startswith(".") for p in trees)
+    # Hypothesis's own home (the constants it parsed out of local modules), as private as the cache
+    assert sorted(p.name for p in cache.iterdir()) == sorted([*(p.name for p in trees), "hypothesis"])
+    assert oct(cache.stat().st_mode & 0o777) == oct((cache / "hypothesis").stat().st_mode & 0o777) == "0o700"
 
 
 def passing_path(tree: replay.SearchTree) -> list:

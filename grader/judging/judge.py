@@ -178,6 +178,15 @@ def one_sided(case: Case) -> list[tuple[float, float]]:
     return [(min(x, y), max(x, y)) if isinstance(x, float) else (0.0, 0.0) for x, y in zip(*sides)]
 
 
+# The reference's side of a case depends on the case alone, and a course's submissions
+# meet the same cases (the hand-picked ones and every search's opening): a grading
+# process that grades many (a batch worker) computes each once.
+@functools.lru_cache(maxsize=4096)
+def reference_values(case: Case) -> tuple[list, list]:
+    """Every node's value and gradient by the reference engine, for the case's (single) expression."""
+    return evaluate(case.expr, case.values, reference.Value)
+
+
 def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: bool = False) -> Verdict:
     """Compare one op case: forward values of every node, then the leaves' gradients.
 
@@ -185,8 +194,8 @@ def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: 
     subgradient is a correct choice, whichever a student made."""
     if "error" in reply:
         return Verdict(case, error=received_error(reply["error"]))
-    expr, inputs = case.expr, case.values
-    data, grads = evaluate(expr, inputs, reference.Value)
+    expr = case.expr
+    data, grads = reference_values(case)
     got_data, got_grads, probes = reply.get("data"), reply.get("grads"), reply.get("probes")
     if not (valid_list(got_data, len(expr)) and valid_list(got_grads, len(expr))
             and valid_list(probes, 2 * len(plan.probes))):
@@ -249,6 +258,7 @@ def within(x: float, bounds: tuple[float, float], tolerance: Tolerance) -> bool:
     return low - tolerance.reference <= x <= high + tolerance.reference
 
 
+@functools.lru_cache(maxsize=1024)
 def reference_runs(case: Case) -> tuple[list[list], list[float]]:
     """Every node's gradient after each ``backward()`` (roots sharing leaves), and the
     finite-difference slope of the roots' sum for each leaf, in name order."""
@@ -299,7 +309,7 @@ def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
         verdict.fd_ok &= close(got, fd_slope, tolerance.finite_difference)
     verdict.expected_data = last_want[-1]
     verdict.actual_data = shown(last_got[-1])
-    data = evaluate(case.expr, case.values, reference.Value)[0]
+    data = reference_values(case)[0]
     verdict.graph = (case.expr, list(zip(data, last_want)), [(d, shown(g)) for d, g in zip(data, last_got)])
     verdict.traces = [run["trace"] for run in runs]
     if not verdict.grads_ok:
@@ -375,6 +385,11 @@ def loss_at(weights: list, xs: list, ys: list) -> float | None:
     numbers, or so large the loss overflows)."""
     if not all(isinstance(w, float) and math.isfinite(w) for w in weights):
         return None
+    return _loss_at(tuple(weights), tuple(map(tuple, xs)), tuple(ys))
+
+
+@functools.lru_cache(maxsize=256)
+def _loss_at(weights: tuple, xs: tuple, ys: tuple) -> float | None:
     model = reference_model(weights)
     try:
         return sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), reference.Value(0.0)).data

@@ -13,6 +13,7 @@ is done by the grading process.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from grader.spec import ops
@@ -57,6 +58,7 @@ def wire_nodes(expr: Expr, values: list[float], target: str | None) -> list[list
     return wired
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the case; callers never change a plan
 def plan_op(case: Case, target: str) -> OpPlan:
     """The child's request for one op case: build it, backpropagate, and probe the student's nodes."""
     expr = case.expr
@@ -82,6 +84,7 @@ def plan_op(case: Case, target: str) -> OpPlan:
     return plan
 
 
+@functools.lru_cache(maxsize=1024)
 def plan_backward(case: Case) -> dict:
     """The child's request for a backward case: every node fixed, the student's ``backward()`` on each root."""
     exprs = []
