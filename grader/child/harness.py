@@ -861,11 +861,28 @@ def class_attribute(cls, name):
     return None
 
 
+# What a class's dictionaries say of ``name`` for ``stored``, found once per class: keyed
+# by the class's id (a dictionary lookup by the class itself would run its metaclass's
+# ``__hash__``), and holding the class, so that an id is never taken for another's.
+LAYOUT = {}
+
+
+def layout(cls, name):
+    """``class_attribute(cls, name)``, remembered. A class attribute set later changes nothing
+    that matters: a slot's descriptor still reads that slot, and the instance dictionary
+    found through the interpreter's own descriptor is still the one."""
+    key = (id(cls), name)
+    found = LAYOUT.get(key)
+    if found is None or found[0] is not cls:
+        found = LAYOUT[key] = (cls, class_attribute(cls, name))
+    return found[1]
+
+
 def stored(obj, name):
     """The value ``obj`` stores for ``name`` (instance dictionary or slot), read without
     running any of the student's code; ``AttributeError`` when it stores none."""
     cls = type(obj)
-    slot = class_attribute(cls, name)
+    slot = layout(cls, name)
     if type(slot) is types.MemberDescriptorType:
         return slot.__get__(obj, cls)
     namespace = instance_namespace(obj)
@@ -878,7 +895,7 @@ def instance_namespace(obj):
     """The instance dictionary of ``obj`` (empty if it has none), read through the interpreter's own
     descriptor, never through a ``__dict__`` the student's class may define."""
     cls = type(obj)
-    instance_dict = class_attribute(cls, "__dict__")
+    instance_dict = layout(cls, "__dict__")
     if type(instance_dict) is types.GetSetDescriptorType:
         try:
             namespace = instance_dict.__get__(obj, cls)
