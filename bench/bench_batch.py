@@ -10,8 +10,9 @@ once; the timed runs then take turns (A B A B ...). Prints submissions per
 second, the speed-up of --jobs 2 over --jobs 1, seconds per submission at
 each size (linear means the same), and the peak memory of the largest
 process (a grading worker or the batch itself). CPU time per submission
-(every process, the students' children included) shows what a machine that
-is not shared would do: 2 cores give at most 2000 / (CPU ms) submissions/s.
+(the machine's busy time, see ``timing.run_once``: on an idle machine every
+process of the batch, the students' children included) shows the ceiling:
+2 cores give at most 2000 / (CPU ms) submissions/s.
 Targets: >= 12 submissions/s with --jobs 2 on 2 cores, >= 1.8x from 1 to 2 jobs.
 """
 

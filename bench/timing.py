@@ -24,7 +24,7 @@ class Command:
     argv: list[str]
     ok_codes: tuple[int, ...] = (0,)
     seconds: list[float] = field(default_factory=list)
-    cpu_seconds: list[float] = field(default_factory=list)  # user + system, with every process it waited for
+    cpu_seconds: list[float] = field(default_factory=list)  # see ``run_once``
     peak_mib: list[float] = field(default_factory=list)
 
     @property
@@ -42,19 +42,38 @@ def environment(**settings: str) -> dict[str, str]:
     return {**env, **settings}
 
 
+def machine_busy_seconds() -> float | None:
+    """CPU seconds every core of this machine has spent busy since boot (Linux), else None."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def run_once(command: Command, cwd: Path | None = None, env: dict | None = None) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak memory (MiB, the largest process) of one run; stops the
-    benchmark on failure."""
+    benchmark on failure.
+
+    The CPU seconds are the whole machine's busy time during the run where Linux tells it:
+    the submissions' children run in PID namespaces whose processes the grader never waits
+    for, so the rusage of the command's process tree leaves them out. On an idle machine
+    that is the command's own; elsewhere, the rusage of its process tree."""
     with tempfile.TemporaryFile() as errors:
+        busy = machine_busy_seconds()
         start = time.perf_counter()
         process = subprocess.Popen(command.argv, stdout=subprocess.DEVNULL, stderr=errors, cwd=cwd, env=env)
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
+        after = machine_busy_seconds()
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode not in command.ok_codes:
             errors.seek(0)
             sys.exit(f"{' '.join(command.argv)} exited {process.returncode}: {errors.read().decode()[-800:]}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    cpu = after - busy if busy is not None and after is not None else usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss / 1024
 
 
 def paired(commands: list[Command], runs: int, warmup: int = 1, cwd: Path | None = None,
