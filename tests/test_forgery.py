@@ -198,6 +198,7 @@ def test_introspection_an_honest_submission_uses_still_works(tmp_path, mode):
         "@functools.lru_cache\ndef twice(x):\n    return 2 * x\n\n\n"
         "assert list(inspect.signature(twice.__wrapped__).parameters) == ['x']\n"
         "try:\n    1 / 0\nexcept ZeroDivisionError:\n    traceback.print_exc()\n"
+        "traceback.print_stack()\n"  # the harness's frames too: printing them reads no grader file
         "breakpoint()\n"
         + SOLUTION
     )
@@ -205,6 +206,7 @@ def test_introspection_an_honest_submission_uses_still_works(tmp_path, mode):
     assert report.diagnoses == []
     assert report.score == report.max_score
     assert "ZeroDivisionError" in report.output
+    assert 'File "<harness>"' in report.output
 
 
 MUL = Case(exprs=((("leaf", "a"), ("leaf", "b"), ("mul", 0, 1)),), inputs=(("a", 2.0), ("b", 3.0)))
