@@ -189,6 +189,7 @@ def detect() -> Sandbox:
     return Sandbox("limits", detail="unshare is not permitted here (user namespaces restricted?)")
 
 
+@functools.cache
 def hidden_paths() -> list[str]:
     """The grader's own package directories, as found and as resolved: the child covers them if it sees them."""
     import grader
@@ -201,6 +202,7 @@ def hidden_paths() -> list[str]:
     return sorted(found)
 
 
+@functools.cache
 def root_contents() -> dict:
     """What the minimal root binds read-only (``binds``) and which top-level links it recreates (``links``).
 

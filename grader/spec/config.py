@@ -9,6 +9,7 @@ verdicts are those micrograde has always given.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -178,7 +179,9 @@ def fingerprint(config: Config) -> str:
     return hashlib.sha256(json.dumps(meaning, sort_keys=True).encode()).hexdigest()
 
 
+@functools.cache
 def default() -> Config:
+    """The classic exercise's configuration (parsed once: a ``Config`` is never changed)."""
     return parse(tomllib.loads(DEFAULT), "default")
 
 
