@@ -231,9 +231,10 @@ class Worker:
         Requests are sent ahead while the child works on earlier ones, so that it
         computes while the grading process judges; the child still reads and answers
         them one at a time, in order, exactly as if each were sent after the last
-        reply. At most ``WINDOW_BYTES`` of requests await their replies, so neither
-        side ever blocks on a full pipe. Replies that will not be read (the caller
-        stopped early) are skipped when they come.
+        reply. At most ``WINDOW_BYTES`` of requests await their replies (or a single
+        request, however large), so the two processes never wait on each other with
+        both pipes full. Replies that will not be read (the caller stopped early) are
+        skipped when they come.
         """
         deadline = time.monotonic() + timeout
         queue = deque(requests)
