@@ -103,19 +103,16 @@ class TargetRun:
 
     def prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict]] | None:
         """The request for ``case``, and what judges its reply (None if no request can be made)."""
-        try:
-            return self._prepare(case, check)
-        except UNREADABLE:
-            return None
-
-    def _prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict]]:
         if isinstance(case, TrainCase):
             request = {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
                        "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS, "lr": case.lr, "steps": case.steps}
             return request, lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply, self.tolerance)
-        if self.target.kind == "backward":
-            return plan_backward(case), lambda reply: judge_backward(case, reply, self.tolerance)
-        plan = plan_op(case, self.target.name)
+        try:
+            if self.target.kind == "backward":
+                return plan_backward(case), lambda reply: judge_backward(case, reply, self.tolerance)
+            plan = plan_op(case, self.target.name)
+        except UNREADABLE:  # a case that cannot be planned (its ops undefined at its inputs)
+            return None
         kink = check is not None and check.kink
         return plan.request, lambda reply: judge_op(case, reply, plan, self.tolerance, kink=kink)
 

@@ -221,10 +221,6 @@ class Worker:
             if reply.get("id") == self.init_id:
                 self.init_reply = reply
 
-    def call(self, request: dict, timeout: float) -> dict:
-        """Send one request and wait at most ``timeout`` seconds for its reply."""
-        return self.receive(self.send(request), timeout)
-
     def call_many(self, requests: list[dict], timeout: float) -> Iterator[dict]:
         """The replies to ``requests``, in order, all within ``timeout`` seconds.
 
