@@ -140,7 +140,7 @@ class TargetRun:
                 return expressions(target, roots=roots, ops=ops)
 
             verdicts = search(strategy, self.evaluate_many, check.focus, self.exercise.config.examples,
-                              key=f"{target}:{roots}:{','.join(ops)}")
+                              key=f"{target}:{roots}:{','.join(ops)}", target=target)
         else:
             verdicts = self.evaluate_many(check.cases, check)
         for verdict in verdicts:

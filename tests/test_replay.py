@@ -1,4 +1,4 @@
-"""Replaying stored examples: the same reports as a full Hypothesis search, and a cache that cannot mislead."""
+"""Replaying kept openings: the same reports as generating them with Hypothesis, and a cache that cannot mislead."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from grader.grade import grade
 from grader.search import replay
 from grader.search.replay import ReplayCache
 from grader.spec.config import default
+from grader.spec.exercise import Exercise
 
 MUTANTS = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
 SEARCHED = {"add", "mul", "pow", "tanh", "backward"}  # the targets with a generated check
@@ -85,60 +86,59 @@ def test_the_cache_is_written_atomically_and_never_next_to_the_submission(tmp_pa
     assert oct(cache.stat().st_mode & 0o777) == oct((cache / "hypothesis").stat().st_mode & 0o777) == "0o700"
 
 
-def passing_path(tree: replay.SearchTree) -> list:
-    """The examples a submission that passes them all is shown, in order."""
-    examples, node = [], tree.following(None, False)
-    while node >= 0:
-        examples.append(tree.case(node))
-        node = tree.following(node, False)
-    assert node == replay.END
-    return examples
-
-
 def a_cache(cache_dir: Path) -> tuple[ReplayCache, list]:
-    """The cache of the ``add`` search, filled by a real grade, and the examples of its passing path."""
+    """The cache of the ``add`` search, filled by a real grade, and the opening it holds."""
     grade(CORPUS / "solution.py")
     cache = ReplayCache.for_search(ADD_SEARCH, default().examples)
-    examples = passing_path(cache.load())
-    assert len(examples) >= default().examples and cache.path.parent == cache_dir
+    examples = cache.load()
+    assert examples and cache.path.parent == cache_dir
     return cache, examples
 
 
-def test_a_stored_cache_holds_the_examples_exactly(cache_dir):
+def test_a_stored_cache_holds_the_opening_hypothesis_generates(cache_dir):
+    from grader.search import engine
+    from grader.search.strategies import expressions
+
     cache, examples = a_cache(cache_dir)
     assert all(replay.storable(e) for e in examples)
-    assert len({e.exprs for e in examples}) > 10
+    ops = Exercise(default()).generated_ops
+    assert examples == engine.generate(lambda: expressions("add", ops=ops), default().examples)
+    assert len(set(examples)) == len(examples) > 10  # each example once
     stale = ReplayCache.for_search(ADD_SEARCH, default().examples + 1)
     assert stale.path != cache.path and stale.load() is None
 
 
-def test_a_failing_search_is_replayed_the_second_time_without_hypothesis(tmp_path):
+def test_once_the_openings_are_kept_no_grade_imports_hypothesis_not_even_a_failing_one(tmp_path):
+    """The first grade on a machine generates the openings; after it, a submission whose searches
+    fail is graded (and shrunk) without Hypothesis, the same every time."""
     env = {**os.environ, "MICROGRADE_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("MICROGRADE_REPLAY", None)
     buggy = tmp_path / "buggy.py"
-    buggy.write_text(mutate(next(m["replace"] for m in MUTANTS if m["name"] == "tanh-derivative-one-minus-t")))
+    buggy.write_text(mutate(next(m["replace"] for m in MUTANTS if m["name"] == "mul-overwrite")))
     program = ("import sys; from grader.cli import main; code = main(['grade', sys.argv[1], '--format', 'json',"
                " '--output', sys.argv[2]]); print(code, 'hypothesis' in sys.modules)")
-    runs = [subprocess.run([sys.executable, "-c", program, str(buggy), str(tmp_path / f"{i}.json")],
-                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120) for i in range(2)]
-    assert [r.stdout.split() for r in runs] == [["1", "True"], ["1", "False"]], runs[-1].stderr
-    reports = [json.loads((tmp_path / f"{i}.json").read_text()) for i in range(2)]
+    subjects = [CORPUS / "solution.py", buggy, buggy]
+    runs = [subprocess.run([sys.executable, "-c", program, str(subject), str(tmp_path / f"{i}.json")],
+                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+            for i, subject in enumerate(subjects)]
+    assert [r.stdout.split() for r in runs] == [["0", "True"], ["1", "False"], ["1", "False"]], runs[-1].stderr
+    reports = [json.loads((tmp_path / f"{i}.json").read_text()) for i in (1, 2)]
     assert reports[0] == reports[1]
-    [generated] = [c for c in reports[1]["checks"] if c["id"] == "tanh.generated"]
-    assert generated["status"] == "failed" and generated["counterexample"]["expression"]
+    [generated] = [c for c in reports[1]["checks"] if c["id"] == "mul.generated"]
+    assert generated["status"] == "failed" and generated["counterexample"]["expression"] == "(a * a)"
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-key", "wrong-checksum", "bad-case", "bad-link",
-                                    "world-writable", "not-ours", "symlink"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-key", "wrong-checksum", "bad-case", "bad-shape",
+                                    "empty", "world-writable", "not-ours", "symlink"])
 def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, damage, tmp_path):
     cache, examples = a_cache(cache_dir)
     good = cache.path.read_bytes()
     header, payload = json.loads(good.split(b"\n")[0]), json.loads(good.split(b"\n")[1])
-    # one example, then the end: a tree that would let a buggy submission through unnoticed
-    fewer = {"root": 0, "nodes": [[0, replay.END, replay.END]], "cases": payload["cases"][:1]}
+    # one example: an opening that would let a buggy submission through unnoticed
+    fewer = {"cases": payload["cases"][:1]}
 
-    def write(tree: dict, key: str = header["key"], checked: bool = True) -> None:
-        text = json.dumps(tree).encode()
+    def write(opening: dict, key: str = header["key"], checked: bool = True) -> None:
+        text = json.dumps(opening).encode()
         sum_of = text if checked else json.dumps(payload).encode()
         cache.path.write_bytes(json.dumps({"key": key, "checksum": replay.checksum(sum_of)}).encode() + b"\n" + text)
 
@@ -151,12 +151,14 @@ def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, dam
     elif damage == "wrong-checksum":
         write(fewer, checked=False)
     elif damage == "bad-case":
-        write({**fewer, "cases": [{"exprs": [[["leaf", "a"], ["add", 0, 5]]], "inputs": [["a", 2.0]]}]})
-    elif damage == "bad-link":
-        write({**fewer, "nodes": [[0, 7, replay.END]]})
+        write({"cases": [*fewer["cases"], {"exprs": [[["leaf", "a"], ["add", 0, 5]]], "inputs": [["a", 2.0]]}]})
+    elif damage == "bad-shape":
+        write({**fewer, "ended": True})
+    elif damage == "empty":
+        write({"cases": []})
     else:
         write(fewer)
-        assert len(passing_path(cache.load())) == 1  # well formed: only where it is says no
+        assert len(cache.load()) == 1  # well formed: only where it is says no
         if damage == "world-writable":
             os.chmod(cache.path, 0o666)
         elif damage == "not-ours":
@@ -165,15 +167,14 @@ def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, dam
             elsewhere = tmp_path / "elsewhere.json"
             cache.path.rename(elsewhere)
             cache.path.symlink_to(elsewhere)
-    tree = cache.load()
-    assert tree is None or damage == "bad-case" and tree.case(0) is None
+    assert cache.load() is None
     source = mutate(next(m["replace"] for m in MUTANTS if m["name"] == "add-overwrite"))
     (tmp_path / "buggy.py").write_text(source)
     report = grade(tmp_path / "buggy.py")
     assert report.codes("add") == ["grad-overwrite"]
     assert not cache.path.is_symlink()
     grade(CORPUS / "solution.py")
-    assert passing_path(cache.load()) == examples  # replaced by the real examples
+    assert cache.load() == examples  # replaced by the real opening
 
 
 def test_an_unsafe_cache_directory_is_not_used(cache_dir):
@@ -189,34 +190,3 @@ def test_replay_can_be_turned_off(cache_dir, monkeypatch):
     assert ReplayCache.for_search("add:1", 20) is None
     grade(CORPUS / "solution.py")
     assert not cache_dir.exists()
-
-
-def test_a_search_stopped_by_the_shrink_budget_is_replayed_the_same(cache_dir, monkeypatch):
-    """No mutant shrinks for that long, so here a smaller budget meets an erratic failure (a checksum of the case)."""
-    import zlib
-
-    from grader.judging.judge import Verdict
-    from grader.search import engine
-    from grader.search.strategies import expressions
-
-    def runs(evaluated: list):
-        def evaluate_many(cases: list) -> list[Verdict]:
-            evaluated.extend(cases)
-            return [Verdict(case, error={"type": "Erratic"} if zlib.crc32(repr(case).encode()) % 3 == 0
-                            and len(case.expr) > 2 else None) for case in cases]
-        return engine.search(lambda: expressions("mul"), evaluate_many, "both", 30, key="erratic")
-
-    monkeypatch.setattr(engine, "SHRINK_BUDGET", 20)
-    hypothesis_runs = []
-    full_search = engine.full_search
-    monkeypatch.setattr(engine, "full_search", lambda *args: hypothesis_runs.append(1) or full_search(*args))
-    seen = [[], [], []]
-    first = runs(seen[0])
-    assert hypothesis_runs == [1]
-    second = runs(seen[1])
-    assert hypothesis_runs == [1]  # walked from the cache alone
-    monkeypatch.setenv("MICROGRADE_REPLAY", "0")
-    alone = runs(seen[2])
-    assert seen[0] == seen[1] == seen[2]
-    assert [v.case for v in first] == [v.case for v in second] == [v.case for v in alone]
-    assert len(seen[2]) - 30 == 20  # the whole opening, then the examples the budget allows

@@ -51,7 +51,7 @@ def explain(equality: str | None, codes: dict[str, Verdict], verdicts: list[Verd
                 and (collides(v) if equality == "value" else unhashable_error(v))]
     if not evidence:
         return codes
-    smallest = min(evidence, key=lambda v: (v.case.size, v.case.label))
+    smallest = min(evidence, key=lambda v: v.case.rank)
     return {"value-equality": smallest}
 
 

@@ -17,7 +17,7 @@ from grader.spec.expr import features, operands
 
 def smallest(verdicts: list[Verdict]) -> Verdict:
     """The verdict with the smallest case: the one a student can check by hand."""
-    return min(verdicts, key=lambda v: (v.case.size, v.case.label))
+    return min(verdicts, key=lambda v: v.case.rank)
 
 
 UNUSABLE = {"NotImplementedError": "not-implemented", "ComputedAttribute": "computed-grad",
@@ -51,7 +51,7 @@ def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = No
     if not codes:
         # The special case fails alone: its own code says it (a bug seen elsewhere too
         # is that bug, not a special one).
-        for verdict in sorted(special, key=lambda v: (v.case.size, v.case.label)):
+        for verdict in sorted(special, key=lambda v: v.case.rank):
             codes.setdefault(verdict.check.code, verdict)
     return codes
 
@@ -124,7 +124,7 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     if errors:
         codes["crash"] = smallest(errors)
     for verdict in sorted((v for v in verdicts if v.error is None and not v.grads_ok),
-                          key=lambda v: (v.case.size, v.case.label)):
+                          key=lambda v: v.case.rank):
         for fault in sorted(verdict.faults):
             codes.setdefault(fault, verdict)
     if "incomplete-traversal" in codes or "repeated-visit" in codes:

@@ -1,15 +1,11 @@
-"""What a derandomized search asks for, kept on disk so that grading rarely needs Hypothesis.
+"""A search's opening, kept on disk so that grading rarely needs Hypothesis.
 
-A derandomized Hypothesis search is a fixed function of what the test tells
-it: which example comes next depends only on which of the earlier ones
-failed. So the searches already run can be kept as a tree (``SearchTree``):
-each node an example, with the node that follows if it passes and the one
-that follows if it fails. The all-passing path is generated once, at first
-use, by Hypothesis itself and without any submission; the failing paths are
-added as Hypothesis walks them for real submissions (the same few bugs come
-back again and again). Walking the tree against a submission shows it exactly
-the examples Hypothesis would, in the same order; where the tree does not
-know what comes next, Hypothesis runs (see ``grader.search.engine``).
+Every search first shows a submission its *opening*: the examples a
+derandomized Hypothesis search generates for a test that passes them all.
+They depend on nothing but the strategy, so they are generated once, at first
+use and without any submission, and kept; a failure among them is shrunk by
+micrograde itself (``grader.search.shrink``), so no grade with a kept opening
+imports Hypothesis, whether the submission passes or fails.
 
 The cache holds examples to try, never verdicts: every verdict comes from
 running the submission. It is trusted only when it is certainly ours: a file
@@ -23,7 +19,7 @@ directory or beside the installed package: never in the working directory,
 so never next to a submission.
 
 ``MICROGRADE_CACHE_DIR`` chooses the directory; ``MICROGRADE_REPLAY=0`` turns
-replay off, so every search runs Hypothesis.
+replay off, so every search has Hypothesis generate its opening again.
 """
 
 from __future__ import annotations
@@ -40,13 +36,14 @@ from pathlib import Path
 
 import grader
 from grader.spec.cases import Case
+from grader.spec.ops import OPS
 
-FORMAT = 2
-MAX_BYTES = 16 * 1024 * 1024  # a tree that grows past this stops growing; a bigger file is not ours
+FORMAT = 3
+MAX_BYTES = 1024 * 1024  # an opening is a few kilobytes; a bigger file is not ours
 SOURCES = Path(grader.__file__).parent  # the code the examples depend on: spec/ and search/
-KINDS = {"leaf": ("name",), "const": ("number",), "add": ("index", "index"), "mul": ("index", "index"),
-         "pow": ("index", "number"), "tanh": ("index",)}
-UNKNOWN, END = -1, -2  # what follows a node: not known yet, or the search ended there
+# What follows the kind in each kind of node.
+KINDS = {"leaf": ("name",), "const": ("number",),
+         **{op.name: ("index",) * op.arity + ("number",) * op.exponent for op in OPS.values()}}
 
 
 def enabled() -> bool:
@@ -153,107 +150,18 @@ def storable(case: object) -> bool:
     return isinstance(case, Case) and decode(json.loads(json.dumps(encode(case)))) == case
 
 
-class SearchTree:
-    """The searches seen so far: ``nodes[i] = [case, next if it passes, next if it fails]``.
-
-    ``root`` is the first node (or ``UNKNOWN``/``END``); cases are kept encoded
-    and decoded only when a walk reaches them.
-    """
-
-    def __init__(self, cases: list | None = None, nodes: list | None = None, root: int = UNKNOWN):
-        self.cases = cases or []
-        self.nodes = nodes or []
-        self.root = root
-        self._index: dict[str, int] | None = None  # encoded case -> its index, made when a search is added
-        self._decoded: dict[int, Case | None] = {}  # cases decoded so far, by index
-
-    @classmethod
-    def from_json(cls, data: object) -> SearchTree | None:
-        """The tree ``data`` describes, or ``None`` unless every link and index is in range."""
-        if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
-            return None
-        cases, nodes, root = data["cases"], data.get("nodes"), data.get("root")
-        if not isinstance(nodes, list):
-            return None
-
-        def link(x: object) -> bool:
-            return isinstance(x, int) and not isinstance(x, bool) and END <= x < len(nodes)
-
-        for node in nodes:
-            if not (isinstance(node, list) and len(node) == 3 and all(link(x) for x in node)
-                    and 0 <= node[0] < len(cases)):
-                return None
-        return cls(cases, nodes, root) if link(root) else None
-
-    def to_json(self) -> dict:
-        return {"root": self.root, "nodes": self.nodes, "cases": self.cases}
-
-    def case(self, node: int) -> Case | None:
-        index = self.nodes[node][0]
-        if index not in self._decoded:
-            self._decoded[index] = decode(self.cases[index])
-        return self._decoded[index]
-
-    def opening(self) -> list[Case] | None:
-        """The cases of the all-passing path, from the root to where the search ends: what every
-        search shows first. ``None`` unless the tree knows all of it."""
-        cases, node = [], self.root
-        while node >= 0 and len(cases) < len(self.nodes):
-            case = self.case(node)
-            if case is None:
-                return None
-            cases.append(case)
-            node = self.nodes[node][1]
-        return cases if node == END else None
-
-    def following(self, node: int | None, failed: bool) -> int:
-        """The node after ``node`` (the root after ``None``) given how ``node`` went."""
-        return self.root if node is None else self.nodes[node][2 if failed else 1]
-
-    def add(self, path: list[tuple[object, bool]], ended: bool) -> bool:
-        """Add one search, its examples in order with whether each failed; False if it contradicts the tree."""
-        if not all(storable(case) for case, _ in path):
-            return False
-        if self._index is None:
-            self._index = {json.dumps(c, sort_keys=True): i for i, c in enumerate(self.cases)}
-        node, failed = None, False
-        for case, outcome in path:
-            encoded = encode(case)
-            nxt = self.following(node, failed)
-            if nxt < 0:
-                key = json.dumps(encoded, sort_keys=True)
-                if key not in self._index:
-                    self._index[key] = len(self.cases)
-                    self.cases.append(encoded)
-                self.nodes.append([self._index[key], UNKNOWN, UNKNOWN])
-                nxt = len(self.nodes) - 1
-                self._link(node, failed, nxt)
-            elif self.cases[self.nodes[nxt][0]] != encoded:
-                return False
-            node, failed = nxt, outcome
-        if ended and self.following(node, failed) == UNKNOWN:
-            self._link(node, failed, END)
-        return True
-
-    def _link(self, node: int | None, failed: bool, to: int) -> None:
-        if node is None:
-            self.root = to
-        else:
-            self.nodes[node][2 if failed else 1] = to
-
-
 def checksum(payload: bytes) -> str:
     return hashlib.sha256(payload).hexdigest()
 
 
-_READ: dict[Path, tuple[tuple, SearchTree]] = {}  # trees already read by this process, by file identity
+_READ: dict[Path, tuple[tuple, list[Case]]] = {}  # openings already read by this process, by file identity
 
 
 class ReplayCache:
-    """The search tree of one search, in one file named by the hash of its key.
+    """The opening of one search, in one file named by the hash of its key.
 
     The file is a header line (the key and the checksum of the rest) and the
-    tree as one line of JSON.
+    cases as one line of JSON.
     """
 
     def __init__(self, directory: Path, key: str):
@@ -270,14 +178,11 @@ class ReplayCache:
             return None
         return cls(directory, f"format {FORMAT}; {fingerprint()}; {key}; max_examples {max_examples}")
 
-    def load(self) -> SearchTree | None:
-        """The stored tree, or ``None`` when there is none we can trust.
+    def load(self) -> list[Case] | None:
+        """The stored opening, or ``None`` when there is none we can trust.
 
         A process that grades many submissions (a batch worker) reads and checks
-        the file again only when it has changed; callers never change the tree."""
-        return self._read(remembered=True)
-
-    def _read(self, remembered: bool) -> SearchTree | None:
+        the file again only when it has changed."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
@@ -288,40 +193,41 @@ class ReplayCache:
                     or info.st_size > MAX_BYTES):
                 return None
             identity = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size, self.key)
-            if remembered and _READ.get(self.path, (None,))[0] == identity:
-                return _READ[self.path][1]
-            tree = self._parse(fh)
-            if remembered and tree is not None:
-                _READ[self.path] = (identity, tree)
-            return tree
+            if _READ.get(self.path, (None,))[0] == identity:
+                return list(_READ[self.path][1])
+            opening = self._parse(fh)
+            if opening is not None:
+                _READ[self.path] = (identity, opening)
+            return opening
 
-    def _parse(self, fh) -> SearchTree | None:
-        """The tree in the open file ``fh``, if its key and checksum hold."""
+    def _parse(self, fh) -> list[Case] | None:
+        """The cases in the open file ``fh``, if its key and checksum hold and every case is well formed."""
         try:
             header, _, payload = fh.read(MAX_BYTES + 1).partition(b"\n")
             header = json.loads(header)
             if (not isinstance(header, dict) or header.get("key") != self.key
                     or header.get("checksum") != checksum(payload)):
                 return None
-            return SearchTree.from_json(json.loads(payload))
+            data = json.loads(payload)
         except (ValueError, OSError):
             return None
+        if not isinstance(data, dict) or set(data) != {"cases"} or not isinstance(data["cases"], list):
+            return None
+        cases = [decode(case) for case in data["cases"]]
+        return cases if cases and None not in cases else None
 
-    def record(self, path: list[tuple[object, bool]], ended: bool) -> SearchTree | None:
-        """Add one search to the stored tree (made anew if there is none we trust); the tree, if kept."""
-        tree = self._read(remembered=False) or SearchTree()
-        if not tree.add(path, ended):
-            tree = SearchTree()
-            if not tree.add(path, ended):
-                return None
-        payload = json.dumps(tree.to_json(), separators=(",", ":")).encode()
+    def store(self, cases: list) -> None:
+        """Keep ``cases`` as the opening (nothing is kept unless every case survives the trip exactly)."""
+        if not cases or not all(storable(case) for case in cases):
+            return
+        payload = json.dumps({"cases": [encode(case) for case in cases]}, separators=(",", ":")).encode()
         if len(payload) > MAX_BYTES // 2:
-            return tree
+            return
         header = json.dumps({"key": self.key, "checksum": checksum(payload)}).encode()
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".replay-", suffix=".tmp")
         except OSError:
-            return tree
+            return
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(header + b"\n" + payload)
@@ -331,4 +237,3 @@ class ReplayCache:
                 os.unlink(tmp)
             except OSError:
                 pass
-        return tree

@@ -5,8 +5,8 @@ first operand, so every operation lies on the path to the root and the graph
 is as deep as the list is long. The second operand of ``+`` and ``*`` may be
 any earlier node or a plain number: that is where reuse (``a * a``),
 diamonds and shared nodes reached by paths of different lengths come from.
-Being a list, it shrinks well: Hypothesis deletes operations anywhere, so a
-failure shrinks to a small, readable expression.
+Hypothesis only generates from these strategies: a failure is shrunk by
+``grader.search.shrink``, on the expression itself.
 """
 
 from __future__ import annotations
@@ -16,17 +16,10 @@ import functools
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from grader.search.space import EXPONENTS, INPUTS, NAMES, OTHER_OPERAND
 from grader.spec.cases import Case
 from grader.spec.expr import Expr, prune, safe_domain
 from grader.spec.ops import CLASSIC, OPS
-
-# (plain-number operand or None, operands swapped), first the simplest
-OTHER_OPERAND = ((None, False), (None, True), (2.0, False), (2.0, True), (-1.5, False), (0.5, True))
-EXPONENTS = (2, 3, -1, 0.5, 0, 1, -2, 1.5)
-NAMES = "abc"
-# Leaf values: away from 0 and 1 (where many wrong derivatives look right), at
-# most 2 in size so every node stays well inside floating point.
-INPUTS = (2.0, -1.5, 0.5, 1.25, -0.75, 1.5, -2.0, 0.25, -0.5, 1.75, -1.25, 0.75, -0.25, 0.3, -1.7, 1.1)
 
 
 def _operations(kinds: tuple[str, ...]) -> st.SearchStrategy:

@@ -8,9 +8,18 @@ are chosen so that no bug can hide behind a coincidence (no 0, no 1).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cached_property
 
-from grader.spec.expr import Expr, Sym, compile_sym, leaf, render
+from grader.spec.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render
+
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+
+
+def simplicity(x: float) -> tuple:
+    """How easily a person works with a number: whole ones first, then short, small, positive ones."""
+    return not float(x).is_integer(), len(fmt_number(x)), abs(x), x < 0
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,16 @@ class Case:
         """The expressions as a person writes them, in the order their backward() runs."""
         return " ; then ".join(render(e) for e in self.exprs)
 
+    @cached_property
+    def rank(self) -> tuple:
+        """How small the case is for a person who checks it by hand: fewer nodes, then the shape
+        as written, then simpler numbers (plain numbers and exponents, then the leaves' values).
+        Reports show the failing case of lowest rank, and shrinking lowers it."""
+        numbers = [node[-1] for expr in self.exprs for node in expr
+                   if node[0] == "const" or exponent(node) is not None]
+        return (self.size, _NUMBER.sub("#", self.label), tuple(map(simplicity, numbers)),
+                tuple(simplicity(value) for _, value in self.inputs))
+
 
 @dataclass(frozen=True)
 class TrainCase:
@@ -50,6 +69,10 @@ class TrainCase:
     @property
     def label(self) -> str:
         return f"{self.steps} step{'s' if self.steps > 1 else ''} of train_step with lr = {self.lr:g}"
+
+    @property
+    def rank(self) -> tuple:
+        return self.steps, self.label
 
 
 @dataclass(frozen=True)
@@ -99,7 +122,7 @@ CLASSIC_CHECKS: dict[str, list[Check]] = {
               (case(a + b, a=2.0, b=-3.0), case((a + b) + c, a=0.5, b=0.25, c=-4.0))),
         Check("add.local-grad", "a + b passes its gradient to both operands", "grad",
               (case(a + b, a=2.0, b=-3.0), case((a + b) * c, a=2.0, b=-3.0, c=-2.0),
-               case((a + b).tanh(), a=0.3, b=0.2))),
+               case((a + b).tanh(), a=0.3, b=0.2), case(c + (a * b), a=2.0, b=-3.0, c=0.5))),
         Check("add.reused-node", "a node used twice gets both contributions", "grad",
               (case(a + a, a=2.0), case((a + b) + a, a=2.0, b=-3.0),
                case(_doubled(a * b), a=2.0, b=-3.0))),
@@ -112,7 +135,7 @@ CLASSIC_CHECKS: dict[str, list[Check]] = {
               (case(a * b, a=2.0, b=-3.0), case((a * b) * c, a=0.5, b=4.0, c=-1.5))),
         Check("mul.local-grad", "a * b gives each operand the other's value times out.grad", "grad",
               (case(a * b, a=2.0, b=-3.0), case((a * b) * c, a=2.0, b=-3.0, c=-2.0),
-               case((a * b).tanh(), a=0.3, b=0.5))),
+               case((a * b).tanh(), a=0.3, b=0.5), case(c * (a + b), a=2.0, b=-3.0, c=0.5))),
         Check("mul.reused-node", "a node used twice gets both contributions", "grad",
               (case(a * a, a=2.0), case((a * b) * a, a=2.0, b=-3.0),
                case((a * b) + (a * c), a=2.0, b=-3.0, c=0.5))),
