@@ -84,12 +84,31 @@ class TargetRun:
 
     def evaluate_many(self, cases: list, check: Check | None = None) -> list[Verdict]:
         """Verdicts on ``cases``, all sent to one child ahead of their replies: the child runs them
-        in order while the earlier replies are judged (every case is one kind: train or not)."""
+        in order while the earlier replies are judged (every case is one kind: train or not).
+        Raises ``WorkerLost`` if the child is lost before the last one."""
+        verdicts, lost = self._evaluate(cases, check)
+        if lost is not None:
+            raise lost
+        return verdicts
+
+    def answered(self, cases: list) -> list[Verdict]:
+        """``evaluate_many`` for a search: if the child is lost, the verdicts of the cases it
+        answered before (the loss is recorded, and ends the target's work once the search
+        has ended with what it found)."""
+        verdicts, lost = self._evaluate(cases, None)
+        if lost is not None:
+            self.lost = lost
+            self.session.close()
+        return verdicts
+
+    def _evaluate(self, cases: list, check: Check | None) -> tuple[list[Verdict], WorkerLost | None]:
         self.graphs.update(expr for case in cases for expr in getattr(case, "exprs", ()))
         prepared = [self.prepare(case, check) for case in cases]
+        verdicts: list[Verdict] = []
+        if self.lost is not None:
+            return verdicts, self.lost
         replies = self.session.call_many([p[0] for p in prepared if p is not None], self.deadline,
                                          training=any(isinstance(case, TrainCase) for case in cases))
-        verdicts = []
         for case, ready in zip(cases, prepared):
             self.running = case
             try:
@@ -99,7 +118,9 @@ class TargetRun:
             except UNREADABLE:
                 # The child is not trusted: a reply that cannot be read is this case's failure.
                 verdicts.append(malformed(case, "the reply could not be read"))
-        return verdicts
+            except WorkerLost as lost:
+                return verdicts, lost
+        return verdicts, None
 
     def prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict]] | None:
         """The request for ``case``, and what judges its reply (None if no request can be made)."""
@@ -139,8 +160,10 @@ class TargetRun:
 
                 return expressions(target, roots=roots, ops=ops)
 
-            verdicts = search(strategy, self.evaluate_many, check.focus, self.exercise.config.examples,
+            verdicts = search(strategy, self.answered, check.focus, self.exercise.config.examples,
                               key=f"{target}:{roots}:{','.join(ops)}", target=target)
+            if self.lost is not None and not verdicts:
+                raise self.lost  # lost before any failure: the check is lost with its child
         else:
             verdicts = self.evaluate_many(check.cases, check)
         for verdict in verdicts:

@@ -74,6 +74,20 @@ def test_infinite_loop_in_an_op_costs_only_that_op(tmp_path, mode):
     assert {c.status for c in report.checks if c.target == "add"} == {"timeout"}
 
 
+def test_a_hang_after_a_failure_is_found_keeps_the_failure(tmp_path, mode):
+    """`=` for `+=` in `__mul__`, and a loop that never ends on deep graphs only: the search meets
+    the failure (`a * a`) first and the hang later; the report keeps both."""
+    source = inject("    def __mul__(self, other):", "if depth(self) > 3:\n    while True:\n        pass")
+    source = source.replace("class Value", "def depth(node):\n    return 1 + max((depth(c) for c in node._prev), "
+                            "default=0)\n\n\nclass Value", 1)
+    for part in ("self.grad += other.data * out.grad", "other.grad += self.data * out.grad"):
+        source = source.replace(part, part.replace("+=", "="))
+    report = run(tmp_path, source, timeout=1.0, bound=15)
+    assert_only(report, {"mul": ["grad-overwrite", "timeout"]})
+    generated = next(c for c in report.checks if c.id == "mul.generated")
+    assert generated.status == "failed" and generated.counterexample.expression == "(a * a)"
+
+
 def test_infinite_loop_at_import(tmp_path, mode):
     report = run(tmp_path, "while True:\n    pass\n" + SOLUTION, timeout=1.0, bound=10)
     assert report.codes("submission") == ["load-timeout"]

@@ -122,3 +122,18 @@ def test_an_erratic_submission_is_shown_the_same_cases_with_and_without_kept_ope
     assert first[0][:len(opening)] == opening
     assert len(first[0]) - len(opening) <= shrink.BUDGET
     assert all(erratic(one) for one in first[1])
+
+
+def test_a_child_lost_while_shrinking_ends_the_shrinking_with_what_it_found():
+    """An ``evaluate_many`` that answers fewer cases than it was given has lost its child."""
+    start = case(((a * b) + (b * c)) * ((a * c) + 2.0), a=0.5, b=-1.5, c=0.3)
+    first = evaluator(reuses_a_mul)([start])[0]
+    calls: list = []
+    full = evaluator(reuses_a_mul)
+
+    def lost_on_the_second_call(cases: list) -> list[Verdict]:
+        calls.append(cases)
+        return full(cases) if len(calls) == 1 else full(cases)[:1]
+
+    found = shrink.shrink(first, lost_on_the_second_call, "grad", "mul")
+    assert len(calls) == 2 and found and all(reuses_a_mul(v.case) for v in found)

@@ -36,6 +36,7 @@ def shrink(failure: Verdict, evaluate_many: Callable[[list], list[Verdict]], foc
     """The failures found while shrinking the case of ``failure``, in the order they were found.
 
     ``target`` is the op every candidate must still contain (``None``: any op).
+    ``evaluate_many`` answering fewer cases than it was given ends the shrinking.
     """
     best = failure
     seen = {failure.case}
@@ -50,8 +51,11 @@ def shrink(failure: Verdict, evaluate_many: Callable[[list], list[Verdict]], foc
                 break
             budget -= len(chunk)
             seen.update(chunk)
-            failing = [v for v in evaluate_many(chunk) if not v.passed(focus) and symptom(v) == symptom(failure)]
+            verdicts = evaluate_many(chunk)
+            failing = [v for v in verdicts if not v.passed(focus) and symptom(v) == symptom(failure)]
             found.extend(failing)
+            if len(verdicts) < len(chunk):
+                return found
             if failing:
                 kept = min(failing, key=lambda v: v.case.rank)
                 break
