@@ -46,3 +46,19 @@ def test_check_from_notebook_cells_gives_the_line_in_the_cell(monkeypatch):
     [diagnosis] = [d for d in feedback.report.diagnoses if d.code == "grad-overwrite"]
     assert diagnosis.file == "In [3]"
     assert diagnosis.line == line_of("class Value" + body, "            self.grad = other.data * out.grad")
+
+
+def test_the_self_check_is_left_out_without_moving_a_line(tmp_path):
+    """Lines are counted as Python counts them: a form feed (a page break some editors keep) does
+    not end a line, so blanking the self-check leaves the bug on its own line number."""
+    source = ("from grader import check\n\x0c# --- the engine ---\n" + OVERWRITE.replace("\n", "\r\n", 3)
+              + "\n\ncheck(\n    Value,\n)\n")
+    path = tmp_path / "engine.py"
+    path.write_bytes(source.encode())
+    from grader.grade import grade
+
+    report = grade(path)
+    [found] = [d for d in report.diagnoses if d.target == "mul"]
+    lines = source.replace("\r\n", "\n").split("\n")
+    assert found.code == "grad-overwrite"
+    assert lines[found.line - 1].strip() == "self.grad = other.data * out.grad"

@@ -198,7 +198,7 @@ class Worker:
         if self.process is None:
             self.start()
         self._ids += 1
-        return self._ids, (json.dumps({**request, "id": self._ids}) + "\n").encode()
+        return self._ids, b'{"id": %d, ' % self._ids + encoded(request)[1:] + b"\n"
 
     def _write(self, line: bytes) -> None:
         try:
@@ -293,6 +293,22 @@ class Worker:
 
     def close(self) -> None:
         self.kill()
+
+
+_ENCODED: dict[int, tuple[dict, bytes]] = {}  # requests already encoded, by identity (each kept alive here)
+ENCODED_LIMIT = 8192
+
+
+def encoded(request: dict) -> bytes:
+    """``request`` as JSON. The requests of a case are planned once a process and never changed
+    after (``grader.judging.plan``), and a batch worker sends the same ones for every
+    submission: each is encoded once."""
+    entry = _ENCODED.get(id(request))
+    if entry is None or entry[0] is not request:
+        if len(_ENCODED) >= ENCODED_LIMIT:
+            _ENCODED.clear()
+        entry = _ENCODED[id(request)] = (request, json.dumps(request).encode())
+    return entry[1]
 
 
 def too_deep(line: bytes) -> bool:

@@ -187,19 +187,14 @@ def imported_names(node: ast.AST) -> list[str]:
     return []
 
 
-def without_self_check(source: str) -> str:
-    """``source`` without the student's own ``from grader import check`` and ``check(...)`` lines.
+def self_check_lines(tree: ast.Module) -> list[int]:
+    """The lines (counted from 1) of the student's own ``from grader import check`` and ``check(...)``.
 
     That is how a student checks their work from a notebook or script; it is
-    not part of the work, and running it while grading would grade again. The
-    lines are blanked rather than removed, so line numbers stay the student's.
+    not part of the work, and running it while grading would grade again.
     Anything else imported from the grader still counts as ``forbidden-import``.
     """
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return source
-    lines = source.splitlines()
+    found = []
     for node in tree.body:
         imports_check = (isinstance(node, ast.ImportFrom) and node.module == "grader" and node.level == 0
                          and [a.name for a in node.names] == ["check"])
@@ -207,9 +202,22 @@ def without_self_check(source: str) -> str:
         calls_check = (isinstance(node, (ast.Expr, ast.Assign)) and isinstance(value, ast.Call)
                        and isinstance(value.func, ast.Name) and value.func.id == "check")
         if imports_check or calls_check:
-            for i in range(node.lineno - 1, node.end_lineno):
-                lines[i] = ""
-    return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
+            found.extend(range(node.lineno, node.end_lineno + 1))
+    return found
+
+
+# A line as Python counts lines, with its ending: only \n, \r\n and \r end one (not \f, unlike splitlines).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def blanked(source: str, lines: list[int]) -> str:
+    """``source`` with ``lines`` made blank (a space and their own ending: never a bare ending that
+    could join a ``\r`` before it into one ``\r\n``), so every other line keeps its number."""
+    numbered = _LINE.findall(source)
+    for number in lines:
+        text = numbered[number - 1]
+        numbered[number - 1] = " " + text[len(text.rstrip("\r\n")):]
+    return "".join(numbered)
 
 
 # An f-string whose braces hold the quote that delimits it: legal only from Python 3.12 (PEP 701).
@@ -228,9 +236,14 @@ def newer_syntax(source: str, line: int | None) -> str:
 
 
 def parse_unit(unit: Unit) -> Unit:
-    unit.source = without_self_check(unit.source)
+    """Parse ``unit``, without the student's own self-check (parsed again only if it had one)."""
     try:
-        unit.tree = ast.parse(unit.source, filename=unit.filename)
+        tree = ast.parse(unit.source, filename=unit.filename)
+        own = self_check_lines(tree)
+        if own:
+            unit.source = blanked(unit.source, own)
+            tree = ast.parse(unit.source, filename=unit.filename)
+        unit.tree = tree
     except SyntaxError as exc:
         unit.syntax_error = f"SyntaxError: {exc.msg}{newer_syntax(unit.source, exc.lineno)}"
         unit.syntax_line = exc.lineno
