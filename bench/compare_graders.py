@@ -20,10 +20,10 @@ training steps of a small linear model), one point each, as nbgrader autograder
 cells, as an otter-grader test file and as a pytest file run after `jupyter
 nbconvert --execute`. The grading cell that calls micrograde's `check` is replaced
 by a print in every notebook, as a course using another grader would not have it.
-micrograde runs with its replay cache filled by one grade of the correct notebook
-(as on any machine that has graded once), so the buggy notebooks are bugs it has
-not seen: Hypothesis searches and shrinks for each. A grader that is not installed
-is reported in one line and left out.
+micrograde runs with its cache filled by one grade of the correct notebook (as on
+any machine that has graded once): it holds the searches' openings, and each bug
+is shrunk by micrograde's own shrinker. A grader that is not installed is
+reported in one line and left out.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def test_every_case_tried_keeps_the_target_op_and_safe_inputs():
     result = shrunk(start, lambda one: True, target="pow", seen=seen)
     assert seen and all(any(n[0] == "pow" for e in one.exprs for n in e) for one in seen)
     assert all(safe_domain(e, one.values) for one in seen for e in one.exprs)
-    assert result.label == "(a ** 0)" and result.inputs == (("a", 2.0),)  # the simplest exponent
+    assert result.label == "(a ** 2)" and result.inputs == (("a", 2.0),)  # the simplest exponent (not 0 or 1)
 
 
 def test_shrinking_stops_at_its_budget():
@@ -137,3 +137,25 @@ def test_a_child_lost_while_shrinking_ends_the_shrinking_with_what_it_found():
 
     found = shrink.shrink(first, lost_on_the_second_call, "grad", "mul")
     assert len(calls) == 2 and found and all(reuses_a_mul(v.case) for v in found)
+
+
+def test_a_reflected_op_keeps_its_plain_number_first():
+    """``2 * a`` is graded through ``__rmul__``: a shrunk case still puts a plain number first."""
+    seen: list = []
+    start = case(((a * b).apply("rmul", 0.5) + b).tanh(), a=1.25, b=-0.75)
+    result = shrunk(start, lambda one: True, target="rmul", seen=seen)
+    for one in seen:
+        for expr in one.exprs:
+            assert all(expr[node[1]][0] == "const" for node in expr if node[0] == "rmul")
+    assert result.label == "(2 * a)" and result.inputs == (("a", 2.0),)
+
+
+def test_the_smallest_case_is_the_one_easiest_to_work_out_by_hand():
+    """Among cases of one size: + and * before ** before tanh, then the numbers in the order the
+    generation lists them (2 first, never the degenerate exponents 0 and 1 before it)."""
+    ranked = sorted([case((a ** 1).tanh(), a=2.0), case((a + a) + a, a=2.0), case((a ** 2).tanh(), a=2.0),
+                     case((a * a) + a, a=-0.75), case((a * a) + a, a=2.0), case((a ** 0).tanh(), a=2.0)],
+                    key=lambda one: one.rank)
+    assert [(one.label, one.values["a"]) for one in ranked] == [
+        ("((a * a) + a)", 2.0), ("((a * a) + a)", -0.75), ("((a + a) + a)", 2.0),
+        ("(a ** 2).tanh()", 2.0), ("(a ** 0).tanh()", 2.0), ("(a ** 1).tanh()", 2.0)]

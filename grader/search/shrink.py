@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from grader.judging.judge import Verdict
-from grader.search.space import CONSTANTS, EXPONENTS, INPUTS, NAMES
 from grader.spec.cases import Case
 from grader.spec.expr import Expr, exponent, operands, prune, safe_domain
+from grader.spec.ops import OPS
+from grader.spec.space import CONSTANTS, EXPONENTS, INPUTS, NAMES
 
 BUDGET = 120  # cases tried after the failures the search found, so shrinking stays quick
 CHUNK = 8  # candidates sent to the child at once
@@ -92,7 +93,9 @@ def simpler(case: Case) -> Iterator[Case]:
         for i, node in enumerate(expr):
             used = operands(node)
             changed = [redirect(expr, i, j) for j in used if expr[j][0] != "const"]  # a Value for a Value
-            changed += [replace(expr, i, _renumbered(node, {j: other})) for j in set(used)
+            # (the plain number of a reflected op, 2 + a through __radd__, stays a plain number)
+            own = [j for j in set(used) if not (expr[j][0] == "const" and OPS[node[0]].number_first)]
+            changed += [replace(expr, i, _renumbered(node, {j: other})) for j in own
                         for other in range(i) if expr[other][0] != "const" and other != j]
             if len(used) == 2 and all(expr[j][0] != "const" for j in used):
                 changed.append(replace(expr, i, _renumbered(node, {used[0]: used[1], used[1]: used[0]})))

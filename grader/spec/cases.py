@@ -13,13 +13,18 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from grader.spec.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render
+from grader.spec.ops import OPS
+from grader.spec.space import CONSTANTS, EXPONENTS, INPUTS
 
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 
-def simplicity(x: float) -> tuple:
-    """How easily a person works with a number: whole ones first, then short, small, positive ones."""
-    return not float(x).is_integer(), len(fmt_number(x)), abs(x), x < 0
+def simplicity(x: float, table: tuple = ()) -> tuple:
+    """How easily a person works with a number: those of ``table`` (one of ``space``'s, simplest
+    first) in its order, then whole ones, short, small and positive ones."""
+    if x in table:
+        return 0, table.index(x)
+    return 1, not float(x).is_integer(), len(fmt_number(x)), abs(x), x < 0
 
 
 @dataclass(frozen=True)
@@ -48,13 +53,16 @@ class Case:
 
     @cached_property
     def rank(self) -> tuple:
-        """How small the case is for a person who checks it by hand: fewer nodes, then the shape
-        as written, then simpler numbers (plain numbers and exponents, then the leaves' values).
-        Reports show the failing case of lowest rank, and shrinking lowers it."""
-        numbers = [node[-1] for expr in self.exprs for node in expr
-                   if node[0] == "const" or exponent(node) is not None]
-        return (self.size, _NUMBER.sub("#", self.label), tuple(map(simplicity, numbers)),
-                tuple(simplicity(value) for _, value in self.inputs))
+        """How small the case is for a person who checks it by hand: fewer nodes, then easier
+        operations (``+`` before ``**`` before ``tanh``), the shape as written, simpler plain
+        numbers and exponents, simpler leaf values. Reports show the failing case of lowest
+        rank, and shrinking lowers it."""
+        nodes = [node for expr in self.exprs for node in expr]
+        effort = sum(OPS[node[0]].effort for node in nodes if node[0] in OPS)
+        numbers = tuple(simplicity(node[1], CONSTANTS) if node[0] == "const" else simplicity(node[-1], EXPONENTS)
+                        for node in nodes if node[0] == "const" or exponent(node) is not None)
+        return (self.size, effort, _NUMBER.sub("#", self.label), numbers,
+                tuple(simplicity(value, INPUTS) for _, value in self.inputs))
 
 
 @dataclass(frozen=True)

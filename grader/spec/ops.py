@@ -33,6 +33,7 @@ class Op:
     summary: str = ""  # one line for the scaffold's docstring: what the method returns
     rule: str = ""  # the local derivative, as the scaffold's docstring states it
     uses: tuple[str, ...] = ()  # ops the scaffold's given code for this method calls
+    effort: int = 3  # how hard a person finds it to work out by hand: 1 (+, *) to 3 (tanh); ranks cases
 
     def render(self, operands: list[str], exponent: float | None = None) -> str:
         return self.template.format(*operands, k=exponent)
@@ -49,20 +50,20 @@ def _power_safe(x: float, k: float) -> bool:
 OPS: dict[str, Op] = {op.name: op for op in (
     Op("add", "__add__", "operator.add", 2, lambda x, y: x + y, lambda x, y, out: (1.0, 1.0),
        "({0} + {1})", "+", summary="self + other",
-       rule="d(a + b)/da = 1 and d(a + b)/db = 1"),
+       rule="d(a + b)/da = 1 and d(a + b)/db = 1", effort=1),
     Op("mul", "__mul__", "operator.mul", 2, lambda x, y: x * y, lambda x, y, out: (y, x),
        "({0} * {1})", "*", summary="self * other",
-       rule="d(a * b)/da = b and d(a * b)/db = a"),
+       rule="d(a * b)/da = b and d(a * b)/db = a", effort=1),
     Op("pow", "__pow__", "operator.pow", 1, lambda x, k: x**k, lambda x, k, out: (k * x ** (k - 1),),
        "({0} ** {k})", "**", safe=_power_safe, exponent=True,
        summary="self ** other, where other is a plain int or float",
-       rule="(power rule) d(x ** n)/dx = n * x ** (n - 1)"),
+       rule="(power rule) d(x ** n)/dx = n * x ** (n - 1)", effort=2),
     Op("tanh", "tanh", "method.tanh", 1, math.tanh, lambda x, out: (1.0 - out * out,),
        "{0}.tanh()", "tanh", summary="the hyperbolic tangent of self",
        rule="if t = tanh(x), then dt/dx = 1 - t ** 2"),
     Op("relu", "relu", "method.relu", 1, lambda x: x if x > 0 else 0.0, lambda x, out: (1.0 if x > 0 else 0.0,),
        "{0}.relu()", "ReLU", safe=lambda x: abs(x) >= 0.05, summary="max(0, self)",
-       rule="d relu(x)/dx = 1 where x > 0 and 0 where x < 0"),
+       rule="d relu(x)/dx = 1 where x > 0 and 0 where x < 0", effort=1),
     Op("exp", "exp", "method.exp", 1, math.exp, lambda x, out: (out,),
        "{0}.exp()", "exp", safe=lambda x: abs(x) <= 3.0, summary="e ** self",
        rule="if e = exp(x), then de/dx = e"),
@@ -73,20 +74,20 @@ OPS: dict[str, Op] = {op.name: op for op in (
        "{0}.sigmoid()", "sigmoid", safe=lambda x: abs(x) <= 10.0, summary="1 / (1 + e ** -self)",
        rule="if s = sigmoid(x), then ds/dx = s * (1 - s)"),
     Op("neg", "__neg__", "operator.neg", 1, lambda x: -x, lambda x, out: (-1.0,),
-       "(-{0})", "neg", summary="-self", rule="d(-a)/da = -1", uses=("mul",)),
+       "(-{0})", "neg", summary="-self", rule="d(-a)/da = -1", uses=("mul",), effort=1),
     Op("sub", "__sub__", "operator.sub", 2, lambda x, y: x - y, lambda x, y, out: (1.0, -1.0),
        "({0} - {1})", "-", summary="self - other",
-       rule="d(a - b)/da = 1 and d(a - b)/db = -1", uses=("add", "neg")),
+       rule="d(a - b)/da = 1 and d(a - b)/db = -1", uses=("add", "neg"), effort=1),
     Op("truediv", "__truediv__", "operator.truediv", 2, lambda x, y: x / y,
        lambda x, y, out: (1.0 / y, -x / (y * y)), "({0} / {1})", "/",
        safe=lambda x, y: abs(y) >= 0.2, summary="self / other",
-       rule="d(a / b)/da = 1 / b and d(a / b)/db = -a / b ** 2", uses=("mul", "pow")),
+       rule="d(a / b)/da = 1 / b and d(a / b)/db = -a / b ** 2", uses=("mul", "pow"), effort=2),
     Op("radd", "__radd__", "operator.add", 2, lambda x, y: x + y, lambda x, y, out: (1.0, 1.0),
        "({0} + {1})", "+", number_first=True, summary="other + self, for a plain number other",
-       rule="d(n + a)/da = 1", uses=("add",)),
+       rule="d(n + a)/da = 1", uses=("add",), effort=1),
     Op("rmul", "__rmul__", "operator.mul", 2, lambda x, y: x * y, lambda x, y, out: (y, x),
        "({0} * {1})", "*", number_first=True, summary="other * self, for a plain number other",
-       rule="d(n * a)/da = n", uses=("mul",)),
+       rule="d(n * a)/da = n", uses=("mul",), effort=1),
 )}
 
 CLASSIC = ("add", "mul", "pow", "tanh")  # the ops of micrograd's classic exercise, in their order

@@ -1,7 +1,9 @@
 """What generated cases are made of: leaf names, leaf values, plain numbers and exponents.
 
 Shared by the strategies that generate cases and the shrinker that simplifies
-them, so a shrunk case is always one the search could have generated.
+them, so a shrunk case is always one the search could have generated. Each
+table lists the simplest first: that order also ranks failing cases
+(``Case.rank``), so a report shows ``a ** 2`` at ``a = 2`` before ``a ** 0``.
 """
 
 from __future__ import annotations
