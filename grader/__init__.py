@@ -9,7 +9,7 @@ returns the report that every output format is rendered from. Everything else is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # what type checkers take as true; importing typing costs a grade ~10 ms
 
 __version__ = "0.1.0"
 __all__ = ["Options", "check", "grade_file", "load_config"]

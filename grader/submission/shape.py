@@ -9,7 +9,6 @@ source can. Nothing here executes anything.
 from __future__ import annotations
 
 import ast
-import difflib
 from dataclasses import dataclass
 
 from grader.submission.source import GRADED_METHODS, Location, SourceFile, Submission
@@ -67,6 +66,8 @@ def nested(source: SourceFile, class_name: str, wanted: set[str]) -> list[Defini
 
 def near_miss(source: SourceFile, class_name: str, method: str) -> Definition | None:
     """A method whose name looks like a typo of ``method`` (``pow`` for ``__pow__``)."""
+    import difflib  # only when a method is missing: most grades never need it
+
     found = the_class(source, class_name)
     if found is None:
         return None

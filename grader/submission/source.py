@@ -20,10 +20,11 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from grader.spec.ops import OPS
 from grader.submission.errors import InputError
+
+TYPE_CHECKING = False  # as in grader/__init__.py
 
 if TYPE_CHECKING:
     from grader.spec.config import Config
