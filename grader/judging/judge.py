@@ -365,19 +365,25 @@ def reference_model(weights: list[float]) -> reference.MLP:
     return model
 
 
-@functools.lru_cache(maxsize=16)
-def _reference_training(weights: tuple, xs: tuple, ys: tuple, lr: float, steps: int) -> dict:
-    """Losses and parameters after each of ``steps`` reference training steps."""
-    model = reference_model(weights)
-    losses, params = [], []
-    for _ in range(steps):
-        losses.append(reference.train_step(model, xs, ys, lr))
-        params.append([p.data for p in model.parameters()])
-    return {"losses": losses, "params": params}
+_TRAJECTORIES: dict[tuple, tuple[reference.MLP, list, list]] = {}  # by (weights, xs, ys, lr)
 
 
 def reference_training(weights: list[float], xs: list, ys: list, lr: float, steps: int) -> dict:
-    return _reference_training(tuple(weights), tuple(map(tuple, xs)), tuple(ys), lr, steps)
+    """Losses and parameters after each of ``steps`` reference training steps.
+
+    Training from the same start at the same rate is one trajectory, whatever
+    number of steps a case asks for: it is computed once a process, as far as
+    the longest case needs, and each case reads its first ``steps``."""
+    key = (tuple(weights), tuple(map(tuple, xs)), tuple(ys), lr)
+    if key not in _TRAJECTORIES:
+        if len(_TRAJECTORIES) >= 16:
+            _TRAJECTORIES.clear()
+        _TRAJECTORIES[key] = (reference_model(weights), [], [])
+    model, losses, params = _TRAJECTORIES[key]
+    while len(losses) < steps:
+        losses.append(reference.train_step(model, xs, ys, lr))
+        params.append([p.data for p in model.parameters()])
+    return {"losses": losses[:steps], "params": params[:steps]}
 
 
 def loss_at(weights: list, xs: list, ys: list) -> float | None:
