@@ -68,7 +68,7 @@ def main() -> None:
                          [sys.executable, "-m", "grader", "grade", "micrograd.ipynb"])
         paired([execute, graded], args.runs, cwd=work, env=env)
     print(table([execute, graded], execute, width=58))
-    print(f"\n{args.runs} paired runs after a warm-up (which fills the replay cache); "
+    print(f"\n{args.runs} paired runs after a warm-up (which keeps the openings); "
           "target: grading <= 0.25x executing")
 
 

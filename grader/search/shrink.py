@@ -28,7 +28,7 @@ from grader.spec.expr import Expr, exponent, operands, prune, safe_domain
 from grader.spec.ops import OPS
 from grader.spec.space import CONSTANTS, EXPONENTS, INPUTS, NAMES
 
-BUDGET = 120  # cases tried after the failures the search found, so shrinking stays quick
+BUDGET = 120  # cases tried after the first failure, so shrinking stays quick
 CHUNK = 8  # candidates sent to the child at once
 
 
