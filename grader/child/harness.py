@@ -379,23 +379,35 @@ def backward_case(api, request):
 
     Several roots may share leaves (same names): each ``backward()`` runs in
     turn and the gradients after each are reported, with the order in which
-    the nodes' ``_backward`` closures ran.
+    the nodes' ``_backward`` closures ran and the root's gradient when its own
+    ran (the seed, wherever the pass set it).
     """
     iface = api["interface"]
     leaves = {}
     runs = []
     trace = []
+    seed = []  # the root's gradient when its own _backward first ran: the seed the pass gave it
+    root = []
     positions = {}
     restore = None
+
+    def record(index):
+        if root and index == root[0][0] and not seed:
+            seed.append(number(stored_or_none(root[0][1], "grad")))
+        trace.append(index)
+
     try:
         restore = hashed_by_position(iface.V, positions)
         for nodes in request["exprs"]:
             trace.clear()
-            built = build(iface, nodes, trace.append, leaves, positions)
+            seed.clear()
+            root.clear()
+            built = build(iface, nodes, record, leaves, positions)
+            root.append((len(built) - 1, built[-1]))
             if getattr(type(built[-1]), "backward", None) is None:
                 raise MissingMethod(f"{iface.V.__name__} has no method backward")
             built[-1].backward()
-            runs.append({"grads": observe(built, "grad"), "trace": list(trace)})
+            runs.append({"grads": observe(built, "grad"), "trace": list(trace), "seed": seed[0] if seed else None})
     except BaseException as exc:  # noqa: BLE001
         return {"error": error_report(exc, "backward")}
     finally:

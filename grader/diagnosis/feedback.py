@@ -25,7 +25,8 @@ WHAT = {
                      "pass never reaches it and nothing below it gets a gradient.",
     "detached-backward": "{method} does not attach its _backward to the node it returns, so the result "
                          "never passes its gradient on as its own (or another node's is replaced).",
-    "missing-seed": "After backward(), the output's own gradient is not 1, so nothing flows back.",
+    "missing-seed": "The output's own gradient is not 1 when the backward pass starts from it, so "
+                    "the wrong amount (or nothing) flows back.",
     "incomplete-traversal": "backward() never runs the _backward of some nodes, so their operands get no gradient.",
     "wrong-order": "backward() runs every node once, but some node passes its gradient on "
                    "before every node that uses it has added its share.",
@@ -70,7 +71,8 @@ CONCEPT = {
                      "found through them, and backward() visits only what it can find.",
     "detached-backward": "Each op defines how its result passes gradient to its operands, and that "
                          "function belongs to the result node: the one the op returns.",
-    "missing-seed": "The derivative of the output with respect to itself is 1: the backward pass starts there.",
+    "missing-seed": "The derivative of the output with respect to itself is 1: the backward pass starts "
+                    "there, so it is set before any _backward runs.",
     "incomplete-traversal": "The graph is every node reachable through _prev, at any depth; backward() "
                             "must reach all of them.",
     "wrong-order": "Reverse topological order: list a node only after all of its _prev are listed, "

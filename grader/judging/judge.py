@@ -314,7 +314,7 @@ def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
     verdict.traces = [run["trace"] for run in runs]
     if not verdict.grads_ok:
         for expr, run in zip(case.exprs, runs):
-            verdict.faults |= trace_faults(expr, run["trace"], run["grads"][-1])
+            verdict.faults |= trace_faults(expr, run["trace"], run["grads"][-1], run.get("seed"))
         if not verdict.faults:
             # Every node ran once, in order, from a seeded root: the pass itself
             # replaced gradient it should only have added to.
@@ -322,10 +322,12 @@ def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
     return verdict
 
 
-def trace_faults(expr: Expr, trace: list[int], root_grad: object) -> set[str]:
-    """What is wrong with one backward pass, read from the order its nodes ran in."""
+def trace_faults(expr: Expr, trace: list[int], root_grad: object, seed: object = None) -> set[str]:
+    """What is wrong with one backward pass, read from the order its nodes ran in, the root's
+    gradient after it and ``seed``, the root's gradient when its own ``_backward`` ran (``None``:
+    it never ran): a root seeded only after the pass ends with 1 and passed on nothing."""
     faults = set()
-    if not close(root_grad, 1.0):
+    if not close(root_grad, 1.0) or (seed is not None and not close(seed, 1.0)):
         faults.add("missing-seed")
     internal = [i for i, node in enumerate(expr) if node[0] not in ("leaf", "const")]
     calls = {i: [k for k, j in enumerate(trace) if j == i] for i in internal}
