@@ -7,6 +7,7 @@ the next target gets a fresh process, so one bad method never costs another.
 
 from __future__ import annotations
 
+import functools
 import random
 import tempfile
 import time
@@ -67,6 +68,13 @@ UNUSABLE_REASONS = {"NotImplementedError": "not implemented", "InterfaceError": 
 UNREADABLE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
 
 
+@functools.cache
+def train_request(case: TrainCase) -> dict:
+    """The child's request for a ``train_step`` case (made once a process, like every case's)."""
+    return {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
+            "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS, "lr": case.lr, "steps": case.steps}
+
+
 class TargetRun:
     """Grades one target: its checks in order, until its code is lost."""
 
@@ -102,11 +110,11 @@ class TargetRun:
         return verdicts
 
     def _evaluate(self, cases: list, check: Check | None) -> tuple[list[Verdict], WorkerLost | None]:
-        self.graphs.update(expr for case in cases for expr in getattr(case, "exprs", ()))
-        prepared = [self.prepare(case, check) for case in cases]
         verdicts: list[Verdict] = []
         if self.lost is not None:
             return verdicts, self.lost
+        self.graphs.update(expr for case in cases for expr in getattr(case, "exprs", ()))
+        prepared = [self.prepare(case, check) for case in cases]
         replies = self.session.call_many([p[0] for p in prepared if p is not None], self.deadline,
                                          training=any(isinstance(case, TrainCase) for case in cases))
         for case, ready in zip(cases, prepared):
@@ -125,9 +133,8 @@ class TargetRun:
     def prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict]] | None:
         """The request for ``case``, and what judges its reply (None if no request can be made)."""
         if isinstance(case, TrainCase):
-            request = {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
-                       "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS, "lr": case.lr, "steps": case.steps}
-            return request, lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply, self.tolerance)
+            return train_request(case), lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply,
+                                                                  self.tolerance)
         try:
             if self.target.kind == "backward":
                 return plan_backward(case), lambda reply: judge_backward(case, reply, self.tolerance)

@@ -189,16 +189,16 @@ class Worker:
 
     def send(self, request: dict) -> int:
         """Send a request without waiting; returns the id its reply will carry."""
-        request_id, line = self._line(request)
+        request_id, line = self._line(json.dumps(request).encode())
         self._write(line)
         return request_id
 
-    def _line(self, request: dict) -> tuple[int, bytes]:
-        """A fresh id for ``request`` and the line that sends it."""
+    def _line(self, body: bytes) -> tuple[int, bytes]:
+        """A fresh id for a request encoded as ``body`` (a JSON object), and the line that sends it."""
         if self.process is None:
             self.start()
         self._ids += 1
-        return self._ids, b'{"id": %d, ' % self._ids + encoded(request)[1:] + b"\n"
+        return self._ids, b'{"id": %d, ' % self._ids + body[1:] + b"\n"
 
     def _write(self, line: bytes) -> None:
         try:
@@ -240,7 +240,7 @@ class Worker:
         try:
             while queue or ready or awaiting:
                 while queue or ready:
-                    request_id, line = ready or self._line(queue.popleft())
+                    request_id, line = ready or self._line(encoded(queue.popleft()))
                     ready = None
                     if awaiting and in_flight + len(line) > WINDOW_BYTES:
                         ready = request_id, line
@@ -300,9 +300,10 @@ ENCODED_LIMIT = 8192
 
 
 def encoded(request: dict) -> bytes:
-    """``request`` as JSON. The requests of a case are planned once a process and never changed
-    after (``grader.judging.plan``), and a batch worker sends the same ones for every
-    submission: each is encoded once."""
+    """A case's ``request`` as JSON. The requests of cases are made once a process and never
+    changed after (``grader.judging.plan``, ``grader.grade.train_request``), and a batch worker
+    sends the same ones for every submission: each is encoded once. (Requests made once, such
+    as a submission's load, are encoded where they are sent, and not kept.)"""
     entry = _ENCODED.get(id(request))
     if entry is None or entry[0] is not request:
         if len(_ENCODED) >= ENCODED_LIMIT:

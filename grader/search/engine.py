@@ -105,8 +105,7 @@ def opening(strategy: Callable[[], object], max_examples: int, key: str) -> list
 
 
 def search(strategy: Callable[[], object], evaluate_many: Callable[[list], list[Verdict]], focus: str,
-           max_examples: int, *, key: str, target: str | None,
-           shrinking: Callable[[list], list[Verdict]] | None = None) -> list[Verdict]:
+           max_examples: int, *, key: str, target: str | None) -> list[Verdict]:
     """Verdicts of the failing cases found (empty when every generated case passed): the first
     failure of the opening, then those found while shrinking it.
 
@@ -118,11 +117,10 @@ def search(strategy: Callable[[], object], evaluate_many: Callable[[list], list[
     ``strategy`` makes the Hypothesis strategy, only if the opening has to be
     generated; ``key`` names it in the cache (the same key, the same examples);
     ``evaluate_many`` runs cases in order and returns their verdicts;
-    ``target`` is the op every shrunk case keeps (``None``: any); ``shrinking``
-    runs the cases tried while shrinking, if not ``evaluate_many``: it may answer
-    fewer than it was given (the child was lost), and shrinking ends there with
-    what it found.
+    ``target`` is the op every shrunk case keeps (``None``: any).
+    ``evaluate_many`` may answer fewer cases than it was given (the child was
+    lost): the search ends there, with what it found.
     """
     cases = opening(strategy, max_examples, key)
     first = next((v for v in (evaluate_many(cases) if cases else []) if not v.passed(focus)), None)
-    return [first, *shrink(first, shrinking or evaluate_many, focus, target)] if first is not None else []
+    return [first, *shrink(first, evaluate_many, focus, target)] if first is not None else []

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 
 from grader.judging.judge import Verdict
 from grader.spec.cases import Case
-from grader.spec.expr import Expr, exponent, operands, prune, safe_domain
+from grader.spec.expr import Expr, exponent, operands, prune, safe_domain, with_operands
 from grader.spec.ops import OPS
 from grader.spec.space import CONSTANTS, EXPONENTS, INPUTS, NAMES
 
@@ -95,10 +95,10 @@ def simpler(case: Case) -> Iterator[Case]:
             changed = [redirect(expr, i, j) for j in used if expr[j][0] != "const"]  # a Value for a Value
             # (the plain number of a reflected op, 2 + a through __radd__, stays a plain number)
             own = [j for j in set(used) if not (expr[j][0] == "const" and OPS[node[0]].number_first)]
-            changed += [replace(expr, i, _renumbered(node, {j: other})) for j in own
+            changed += [replace(expr, i, with_operands(node, {j: other})) for j in own
                         for other in range(i) if expr[other][0] != "const" and other != j]
             if len(used) == 2 and all(expr[j][0] != "const" for j in used):
-                changed.append(replace(expr, i, _renumbered(node, {used[0]: used[1], used[1]: used[0]})))
+                changed.append(replace(expr, i, with_operands(node, {used[0]: used[1], used[1]: used[0]})))
             if node[0] == "const":
                 changed += [replace(expr, i, ("const", number)) for number in CONSTANTS]
             elif exponent(node) is not None:
@@ -130,14 +130,14 @@ def merge_leaves(expr: Expr) -> Expr:
     for i, node in enumerate(expr):
         if node[0] == "leaf":
             to[i] = first.setdefault(node[1], i)
-    return tuple(_renumbered(node, to) for node in expr)
+    return tuple(with_operands(node, to) for node in expr)
 
 
 def redirect(expr: Expr, i: int, j: int) -> Expr:
     """``expr`` with node ``j`` (an operand of node ``i``) used wherever node ``i`` was."""
     if i == len(expr) - 1:
         return prune(expr[:j + 1])
-    return prune(tuple(_renumbered(node, {i: j}) for node in expr))
+    return prune(tuple(with_operands(node, {i: j}) for node in expr))
 
 
 def replace(expr: Expr, i: int, node: tuple) -> Expr:
@@ -146,11 +146,3 @@ def replace(expr: Expr, i: int, node: tuple) -> Expr:
 
 def rename(expr: Expr, name: str, to: str) -> Expr:
     return tuple(("leaf", to) if node == ("leaf", name) else node for node in expr)
-
-
-def _renumbered(node: tuple, to: dict[int, int]) -> tuple:
-    """``node`` with each operand index ``i`` made ``to.get(i, i)``."""
-    if node[0] in ("leaf", "const"):
-        return node
-    k = exponent(node)
-    return (node[0], *(to.get(j, j) for j in operands(node)), *(() if k is None else (k,)))

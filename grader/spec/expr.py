@@ -116,11 +116,11 @@ def exponent(node: Node) -> float | None:
 
 
 def with_operands(node: Node, renumber: dict[int, int]) -> Node:
-    """``node`` with its operand indices renumbered."""
+    """``node`` with its operand indices renumbered (an index ``renumber`` does not name stays)."""
     if node[0] in ("leaf", "const"):
         return node
     k = exponent(node)
-    return (node[0], *(renumber[j] for j in operands(node)), *(() if k is None else (k,)))
+    return (node[0], *(renumber.get(j, j) for j in operands(node)), *(() if k is None else (k,)))
 
 
 def prune(expr: Expr) -> Expr:

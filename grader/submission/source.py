@@ -213,7 +213,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 def blanked(source: str, lines: list[int]) -> str:
     """``source`` with ``lines`` made blank (a space and their own ending: never a bare ending that
-    could join a ``\r`` before it into one ``\r\n``), so every other line keeps its number."""
+    could join a ``\\r`` before it into one ``\\r\\n``), so every other line keeps its number."""
     numbered = _LINE.findall(source)
     for number in lines:
         text = numbered[number - 1]
