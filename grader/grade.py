@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.child import sandbox
+from grader.child import launching, sandbox
 from grader.child.process import WorkerLost
 from grader.child.session import Session
 from grader.diagnosis import blame, equality, feedback, missing, rules
@@ -371,7 +371,7 @@ def merge_interface_problems(report: Report, constructor: Location | None) -> No
 
 
 def session_sandbox(session: Session) -> dict:
-    return sandbox.detect().to_json(session.confinement)
+    return launching.detect().to_json(session.confinement)
 
 
 def grade(path: Path, options: Options | None = None) -> Report:

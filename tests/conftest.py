@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.child import sandbox
+from grader.child import launching
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -13,8 +13,8 @@ def mode(request, monkeypatch):
     """Each test twice: in the strongest sandbox this machine offers, and with namespaces
     turned off (``MICROGRADE_SANDBOX=none``), which is what a machine without them gets."""
     monkeypatch.setenv("MICROGRADE_SANDBOX", request.param)
-    sandbox.detect.cache_clear()
-    if request.param == "auto" and not sandbox.detect().isolated:
-        pytest.skip(f"no namespaces on this machine: {sandbox.detect().detail}")
+    launching.detect.cache_clear()
+    if request.param == "auto" and not launching.detect().isolated:
+        pytest.skip(f"no namespaces on this machine: {launching.detect().detail}")
     yield request.param
-    sandbox.detect.cache_clear()
+    launching.detect.cache_clear()

@@ -20,6 +20,14 @@ def micrograde(*args: str, cwd: Path | None = None, timeout: float = 120,
                           cwd=cwd or ROOT, env=env, timeout=timeout)
 
 
+def parent_of(pid: str) -> int | None:
+    """The parent pid of process ``pid`` (None if it is gone)."""
+    try:
+        return int((Path("/proc") / pid / "stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, ValueError):
+        return None
+
+
 def processes_with(*marks: bytes, session: int | None = None) -> list[str]:
     """The pids of running processes with any of ``marks`` as a whole command-line argument.
 

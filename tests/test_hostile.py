@@ -15,10 +15,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION, processes_with
+from helpers import SOLUTION, parent_of, processes_with
 
 import reference
-from grader.child.process import child_mark
+from grader.child.code import child_mark
 from grader.grade import Options, grade
 
 TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")
@@ -27,8 +27,9 @@ SLEEPER = f"micrograde-test-sleeper-{uuid.uuid4().hex}"  # marks the processes t
 
 
 def leftover_children() -> list[str]:
-    """Children started by this test process, and processes these tests tried to leave behind: no others."""
-    return processes_with(child_mark().encode(), SLEEPER.encode())
+    """Children started by this test process, and processes these tests tried to leave behind: no others.
+    (The launcher, this process's own child, lives as long as it does; every child is the launcher's.)"""
+    return [pid for pid in processes_with(child_mark().encode(), SLEEPER.encode()) if parent_of(pid) != os.getpid()]
 
 
 def run(tmp_path: Path, source: str, timeout: float = 10.0, bound: float = 30.0, name: str = "work.py"):
@@ -319,3 +320,31 @@ def test_the_grader_environment_is_not_inherited(tmp_path, mode, monkeypatch):
     report = run(tmp_path, source, bound=20)
     assert_only(report, {})
     assert os.environ["MICROGRADE_SECRET"] == "s3cret"
+
+
+# Walks up every frame it runs in, from loading to train_step, and fails loudly if any of them
+# can reach ctypes (or the C library): the confinement takes it away before any submission code.
+CTYPES_HUNTER = """
+import sys
+
+def reachable_ctypes():
+    found = []
+    frame = sys._getframe()
+    while frame is not None:
+        for scope in (frame.f_globals, frame.f_locals):
+            for name, value in list(scope.items()):
+                kind = type(value)
+                if "ctypes" in (getattr(value, "__name__", None), getattr(kind, "__module__", None)) or \\
+                        str(getattr(kind, "__module__", "")).startswith(("ctypes", "_ctypes")):
+                    found.append(name)
+        frame = frame.f_back
+    return found
+
+assert reachable_ctypes() == [], reachable_ctypes()
+"""
+
+
+def test_no_frame_reaches_ctypes(tmp_path, mode):
+    source = CTYPES_HUNTER + SOLUTION.replace("return loss.data", "assert reachable_ctypes() == []\n    return loss.data")
+    report = run(tmp_path, source)
+    assert_only(report, {})

@@ -1,7 +1,7 @@
 """The kernel-level layers on their own, without the audit hook: what they really stop.
 
-A probe process is started exactly as the grader starts a child (same command
-wrapper, limits, environment and confinement plan), applies the confinement,
+A probe process is started exactly as the grader starts a child (by the same
+launcher, with the same limits, environment and confinement plan), applies the confinement,
 then, with ``ctypes`` at hand as if it had got around the audit hook, tries
 every escape it can and prints what happened. Run in both modes: with
 namespaces, and with them turned off as on a machine without any.
@@ -13,13 +13,15 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import time
 import uuid
 from pathlib import Path
 
 import pytest
 from helpers import ROOT, processes_with
 
-from grader.child import sandbox
+from grader.child import launching, sandbox
 
 PROBE = r"""
 import ctypes, json, os, resource, signal, socket, subprocess, sys, types
@@ -114,7 +116,22 @@ REFUSED = (
 
 @pytest.fixture
 def box(mode):
-    return sandbox.detect()
+    return launching.detect()
+
+
+def run_child(box: sandbox.Sandbox, program: str, argv: list[str], work: Path, cpu_seconds: int = 30) -> tuple[str, str]:
+    """Have the launcher run ``python -c program`` as it runs every child, to its end; its output."""
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    child = launching.Child(program, ["-c", *argv], (out.fileno(), err.fileno()), cwd=str(work),
+                            env=sandbox.environment(str(work)), limits=sandbox.limits(cpu_seconds),
+                            isolated=box.isolated)
+    deadline = time.monotonic() + 60
+    while child.alive and time.monotonic() < deadline:
+        time.sleep(0.02)
+    child.end()
+    out.seek(0)
+    err.seek(0)
+    return out.read().decode(), err.read().decode()
 
 
 def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
@@ -129,13 +146,10 @@ def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
     Path(targets["copy"]).parent.mkdir()
     Path(targets["copy"]).write_bytes(Path(targets["reference"]).read_bytes())
     confinement = (ROOT / "grader" / "child" / "confinement.py").read_text()
-    argv = [sys.executable, "-s", "-P", "-c", PROBE, confinement, json.dumps(box.plan(work.resolve())),
-            json.dumps(targets)]
-    result = subprocess.run(box.wrap(argv), capture_output=True, text=True, timeout=60, cwd=work,
-                            env=sandbox.environment(str(work)), start_new_session=True,
-                            preexec_fn=sandbox.limiter(30))
-    lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert len(lines) == 2, result.stdout + result.stderr
+    stdout, stderr = run_child(box, PROBE, [confinement, json.dumps(box.plan(work.resolve())), json.dumps(targets)],
+                               work)
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    assert len(lines) == 2, stdout + stderr
     assert not (tmp_path / "outside").exists() or not box.isolated
     assert not (tmp_path / "fifo").exists()
     return lines[0]["held"], lines[1]
@@ -172,38 +186,53 @@ def test_escapes_without_the_audit_hook(box, tmp_path, monkeypatch):
 
 def test_a_daemon_dies_with_its_sandbox(tmp_path):
     """Even were process creation allowed, the PID namespace takes every process down with the child."""
-    sandbox.detect.cache_clear()
-    box = sandbox.detect()
+    launching.detect.cache_clear()
+    box = launching.detect()
     if not box.isolated:
         pytest.skip(f"no namespaces on this machine: {box.detail}")
     mark = f"micrograde-escapee-{uuid.uuid4().hex}"
     code = f"import subprocess; subprocess.Popen(['sh', '-c', \"setsid sh -c 'sleep 600 {mark}' &\"]); " \
-           "import time; time.sleep(0.5)"
-    subprocess.run(box.wrap([sys.executable, "-c", code]), timeout=30, start_new_session=True)
+           "import time; time.sleep(0.5); print('started', flush=True)"
+    assert run_child(box, code, [], tmp_path)[0] == "started\n"
     leftover = processes_with(mark.encode())
     for pid in leftover:
         os.kill(int(pid), 9)
     assert leftover == [], "a daemonised process outlived its sandbox"
 
 
-def test_limits_are_applied_to_the_child():
-    code = ("import resource; print(*[resource.getrlimit(r)[0] for r in "
-            "(resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE)])")
+LIMITS = ("import os, resource; print(*[resource.getrlimit(r)[0] for r in (resource.RLIMIT_AS, resource.RLIMIT_CPU, "
+          "resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE, resource.RLIMIT_CORE)], os.getsid(0), "
+          "os.getcwd(), sorted(os.environ) == sorted({env}), sorted(os.listdir('/proc/self/fd')))")
+EXPECTED_LIMITS = [sandbox.MEMORY_BYTES, 42, sandbox.FILE_BYTES, sandbox.OPEN_FILES, 0]
+
+
+def test_a_child_gets_its_limits_session_directory_environment_and_descriptors(box, tmp_path):
+    env = sandbox.environment(str(tmp_path))
+    stdout, stderr = run_child(box, LIMITS.format(env=sorted(env)), [], tmp_path, cpu_seconds=42)
+    *limits, session, cwd, same_environment, fds = stdout.split(maxsplit=8)
+    assert list(map(int, limits)) == EXPECTED_LIMITS, stderr
+    # a session of its own (with namespaces its leader is outside the child's PID namespace: 0)
+    assert int(session) != os.getsid(0) and int(session) >= 0
+    assert (cwd, same_environment) == (str(tmp_path), "True")
+    assert fds.strip() == "['0', '1', '2', '3']"  # the streams, and the descriptor listdir itself opened
+
+
+def test_limits_are_applied_to_an_executed_notebook():
+    code = LIMITS.split(", os.getsid")[0] + ")"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             preexec_fn=sandbox.limiter(42))
-    memory, cpu, fsize, nofile = map(int, result.stdout.split())
-    assert (memory, cpu, fsize, nofile) == (sandbox.MEMORY_BYTES, 42, sandbox.FILE_BYTES, sandbox.OPEN_FILES)
+    assert list(map(int, result.stdout.split())) == EXPECTED_LIMITS
 
 
 def test_turning_namespaces_off(monkeypatch):
     monkeypatch.setenv("MICROGRADE_SANDBOX", "none")
-    sandbox.detect.cache_clear()
+    launching.detect.cache_clear()
     try:
-        box = sandbox.detect()
-        assert box.mode == "limits" and box.wrap(["python"]) == ["python"]
+        box = launching.detect()
+        assert box.mode == "limits"
         section = box.to_json({"filesystem": "shared with the grader", "capabilities_left": False,
                                "no_new_privs": True, "seccomp": True})
         assert section["processes_contained"] is False and section["tamper_proof"] is False
         assert "not tamper-proof" in sandbox.not_tamper_proof(section)
     finally:
-        sandbox.detect.cache_clear()
+        launching.detect.cache_clear()

@@ -873,31 +873,35 @@ def class_attribute(cls, name):
     return None
 
 
-# What a class's dictionaries say of ``name`` for ``stored``, found once per class: keyed
-# by the class's id (a dictionary lookup by the class itself would run its metaclass's
-# ``__hash__``), and holding the class, so that an id is never taken for another's.
-LAYOUT = {}
+# How ``stored`` reads ``name`` from instances of a class, found once per class: keyed by the
+# class's id (a dictionary lookup by the class itself would run its metaclass's ``__hash__``),
+# and holding the class, so that an id is never taken for another's.
+READERS = {}
 
 
-def layout(cls, name):
-    """``class_attribute(cls, name)``, remembered. A class attribute set later changes nothing
-    that matters: a slot's descriptor still reads that slot, and the instance dictionary
-    found through the interpreter's own descriptor is still the one."""
-    key = (id(cls), name)
-    found = LAYOUT.get(key)
+def reader(cls, name):
+    """``(cls, slot, instance_dict)`` for ``stored``: the slot's descriptor if ``name`` is a slot, and
+    the interpreter's own descriptor of the instance dictionary, each ``None`` if there is none.
+    A class attribute set later changes nothing that matters: a slot's descriptor still reads
+    that slot, and the dictionary found through the interpreter's descriptor is still the one."""
+    found = READERS.get((id(cls), name))
     if found is None or found[0] is not cls:
-        found = LAYOUT[key] = (cls, class_attribute(cls, name))
-    return found[1]
+        slot = class_attribute(cls, name)
+        instance_dict = class_attribute(cls, "__dict__")
+        found = READERS[(id(cls), name)] = (
+            cls, slot if type(slot) is types.MemberDescriptorType else None,
+            instance_dict if type(instance_dict) is types.GetSetDescriptorType else None)
+    return found
 
 
 def stored(obj, name):
     """The value ``obj`` stores for ``name`` (instance dictionary or slot), read without
     running any of the student's code; ``AttributeError`` when it stores none."""
     cls = type(obj)
-    slot = layout(cls, name)
-    if type(slot) is types.MemberDescriptorType:
+    _, slot, instance_dict = reader(cls, name)
+    if slot is not None:
         return slot.__get__(obj, cls)
-    namespace = instance_namespace(obj)
+    namespace = dictionary_of(obj, cls, instance_dict)
     if name in namespace:
         return namespace[name]
     raise AttributeError(f"{cls.__name__} stores no {name!r}")
@@ -907,12 +911,16 @@ def instance_namespace(obj):
     """The instance dictionary of ``obj`` (empty if it has none), read through the interpreter's own
     descriptor, never through a ``__dict__`` the student's class may define."""
     cls = type(obj)
-    instance_dict = layout(cls, "__dict__")
-    if type(instance_dict) is types.GetSetDescriptorType:
+    return dictionary_of(obj, cls, reader(cls, "__dict__")[2])
+
+
+def dictionary_of(obj, cls, descriptor):
+    """What the interpreter's instance-dictionary ``descriptor`` gives for ``obj``, if a real dict."""
+    if descriptor is not None:
         try:
-            namespace = instance_dict.__get__(obj, cls)
+            namespace = descriptor.__get__(obj, cls)
         except TypeError:
-            namespace = None
+            return {}
         if type(namespace) is dict:
             return namespace
     return {}

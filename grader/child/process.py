@@ -1,29 +1,24 @@
 """The grading process's handle on a child process that runs submission code.
 
-A ``Worker`` starts ``grader/child/harness.py`` in its own process and session,
-talks to it over a private pair of pipes, and enforces a deadline on every
-reply. A child that hangs, dies or answers garbage is killed and reported as
-``WorkerLost``; the caller decides what that costs and starts a fresh one.
+A ``Worker`` has the launcher (``grader.child.launching``) start
+``grader/child/harness.py`` in a process and session of its own, talks to it
+over a private pair of pipes, and enforces a deadline on every reply. A child
+that hangs, dies or answers garbage is killed and reported as ``WorkerLost``;
+the caller decides what that costs and starts a fresh one.
 
 The grading process never opens a path the child could have touched: the
 child's stdout and stderr are unnamed files (``Streams``), created before it
 starts and read back through their descriptors, so no link planted in the
-working directory can make the grader read or write anything else.
-"""
+working directory can make the grader read or write anything else."""
 
 from __future__ import annotations
 
 import functools
-import importlib.machinery
 import itertools
 import json
-import marshal
 import os
 import re
 import select
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 import types
@@ -32,44 +27,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import reference.nn
-from grader.child import sandbox
+from grader.child import launching, sandbox
+from grader.child.code import BOOTSTRAP, blob, child_mark, code_file, module_code
+
+TYPE_CHECKING = False  # as in grader/__init__.py
+if TYPE_CHECKING:
+    import typing
 
 # The training engine with the reference MLP on top; it goes only to the child that grades train_step.
 TRAINING_ENGINE = "\n\n".join((
     Path(__file__).with_name("training.py").read_text(encoding="utf-8"),
     Path(reference.nn.__file__).read_text(encoding="utf-8").replace("from reference.engine import Value\n", ""),
 ))
-# The child's whole program (``-c``): it runs the harness's code object, read from the
-# descriptor given first on its command line, then closes that descriptor.
-BOOTSTRAP = """\
-import marshal, os, sys
-_fd = int(sys.argv[-3])
-_code = marshal.loads(os.pread(_fd, int.from_bytes(os.pread(_fd, 8, 0), "big"), 8))
-os.close(_fd)
-exec(_code[0], {"__name__": "__main__", "__builtins__": __builtins__, "SHIPPED": _code[1:]})
-"""
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 WINDOW_BYTES = 16 * 1024  # requests sent ahead of their replies (a pipe holds at least this much)
 MAX_REPLY_DEPTH = 32  # a real reply nests four deep; a recursive parser must never see more
 OUTPUT_CAP_BYTES = 64 * 1024
-# In every child's command line, with the pid of the grading process that started it,
-# so that a leftover child can be found, and told from another grader's.
-CHILD_MARK = "micrograde-child"
-
-
-def module_code(name: str) -> types.CodeType:
-    """The code of ``grader/child/<name>.py`` from Python's own bytecode cache (compiled only when
-    the cache is stale), every function in it named ``<name>``: a traceback printed in the child
-    then never sends ``linecache`` to read a grader file, which the child may not do."""
-    path = Path(__file__).with_name(f"{name}.py")
-    return renamed(importlib.machinery.SourceFileLoader(f"grader.child.{name}", str(path)).get_code(None),
-                   f"<{name}>")
-
-
-def renamed(code: types.CodeType, filename: str) -> types.CodeType:
-    """``code`` and the code objects in it (functions, classes), all with ``filename``."""
-    consts = tuple(renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=consts)
 
 
 @functools.cache
@@ -81,25 +54,10 @@ def child_code() -> tuple[types.CodeType, types.CodeType, types.CodeType]:
 
 @functools.cache
 def compiled(training: bool) -> bytes:
-    """The child's code as one length-prefixed ``marshal`` blob: the harness, the confinement and, for
-    the child that grades ``train_step`` only, the training engine (the child runs the same interpreter,
-    so no child compiles anything of the grader's)."""
+    """The child's code: the harness, the confinement and, for the child that grades ``train_step``
+    only, the training engine (see ``grader.child.code``)."""
     harness, confinement, engine = child_code()
-    blob = marshal.dumps((harness, confinement, engine if training else None))
-    return len(blob).to_bytes(8, "big") + blob
-
-
-def code_file(training: bool) -> int:
-    """A descriptor of an unnamed file holding the child's code (see ``compiled``), read from offset 0."""
-    handle = tempfile.TemporaryFile()
-    handle.write(compiled(training))
-    handle.flush()
-    return os.dup(handle.fileno())  # the handle closes (and the file stays alive through the copy)
-
-
-def child_mark(grader_pid: int | None = None) -> str:
-    """The command-line mark of the children started by grading process ``grader_pid`` (this one)."""
-    return f"{CHILD_MARK}:{grader_pid or os.getpid()}"
+    return blob((harness, confinement, engine if training else None))
 
 
 class WorkerLost(BaseException):
@@ -145,8 +103,8 @@ class Worker:
         self.streams = streams
         self.training = training  # this child grades train_step: it gets the training engine
         self.cpu_seconds = cpu_seconds
-        self.sandbox = sandbox.detect()
-        self.process: subprocess.Popen | None = None
+        self.sandbox = launching.detect()
+        self.process: launching.Child | None = None
         self._ids = 0
         self._buffer = b""
         self.init_id: int | None = None
@@ -154,20 +112,13 @@ class Worker:
     def start(self) -> None:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        code = code_file(self.training)
-        argv = [sys.executable, "-s", "-P", "-c", BOOTSTRAP, child_mark(), str(code), str(req_r), str(rep_w)]
+        code = code_file(compiled(self.training))
         try:
-            self.process = subprocess.Popen(
-                self.sandbox.wrap(argv),
-                stdin=subprocess.DEVNULL,
-                stdout=self.streams.stdout,
-                stderr=self.streams.stderr,
-                cwd=self.workdir,
-                env=sandbox.environment(str(self.workdir)),
-                pass_fds=(code, req_r, rep_w),
-                start_new_session=True,
-                preexec_fn=sandbox.limiter(self.cpu_seconds),
-            )
+            self.process = launching.Child(
+                BOOTSTRAP, ["-c", child_mark(), "3", "4", "5"], (self.streams.stdout.fileno(),
+                self.streams.stderr.fileno(), code, req_r, rep_w), cwd=str(self.workdir),
+                env=sandbox.environment(str(self.workdir)), limits=sandbox.limits(self.cpu_seconds),
+                isolated=self.sandbox.isolated)
         finally:
             os.close(code)
             os.close(req_r)
@@ -185,7 +136,7 @@ class Worker:
 
     @property
     def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
+        return self.process is not None and self.process.alive
 
     def send(self, request: dict) -> int:
         """Send a request without waiting; returns the id its reply will carry."""
@@ -204,8 +155,13 @@ class Worker:
         try:
             self._requests.write(line)
         except (BrokenPipeError, OSError):
-            self.kill()
-            raise WorkerLost("crash", "the submission's process exited") from None
+            self.lost("crash", "the submission's process exited")
+
+    def lost(self, reason: str, detail: str) -> typing.NoReturn:
+        """Kill the child and raise ``WorkerLost``; ``LauncherError`` instead if it never started."""
+        self.process.started()
+        self.kill()
+        raise WorkerLost(reason, detail) from None
 
     def receive(self, request_id: int, timeout: float) -> dict:
         """Wait at most ``timeout`` seconds for the reply to ``request_id``."""
@@ -215,8 +171,7 @@ class Worker:
             if reply.get("id") == request_id:
                 return reply
             if reply.get("id") not in self._unawaited:
-                self.kill()
-                raise WorkerLost("crash", "the submission's process sent an unexpected reply")
+                self.lost("crash", "the submission's process sent an unexpected reply")
             self._unawaited.discard(reply.get("id"))
             if reply.get("id") == self.init_id:
                 self.init_reply = reply
@@ -258,35 +213,27 @@ class Worker:
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self.kill()
-                raise WorkerLost("timeout", "it ran past its time limit")
+                self.lost("timeout", "it ran past its time limit")
             ready, _, _ = select.select([self._replies], [], [], remaining)
             if not ready:
                 continue
             chunk = os.read(self._replies, 65536)
             if not chunk:
-                self.kill()
-                raise WorkerLost("crash", "the submission's process exited")
+                self.lost("crash", "the submission's process exited")
             self._buffer += chunk
             if len(self._buffer) > MAX_REPLY_BYTES:
-                self.kill()
-                raise WorkerLost("crash", "the submission's process sent an oversized reply")
+                self.lost("crash", "the submission's process sent an oversized reply")
         line, _, self._buffer = self._buffer.partition(b"\n")
         reply = parse_reply(line)
         if not isinstance(reply, dict):
-            self.kill()
-            raise WorkerLost("crash", "the submission's process sent an unreadable reply")
+            self.lost("crash", "the submission's process sent an unreadable reply")
         return reply
 
     def kill(self) -> None:
         """End the child and everything it started in its session."""
         if self.process is None:
             return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.process.wait()
+        self.process.end()
         self.process = None
         self._requests.close()
         os.close(self._replies)

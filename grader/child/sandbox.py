@@ -10,8 +10,9 @@ Layers, from always there to best effort:
 2. on Linux, whatever the namespaces: no privileges (real root becomes
    ``nobody``, the root of a user namespace keeps no capability),
    ``PR_SET_NO_NEW_PRIVS`` and a seccomp filter (see ``grader.child.confinement``);
-3. Linux namespaces through ``unshare`` (as root, or as a user where user
-   namespaces are allowed): a private PID namespace, so every process the
+3. Linux namespaces, made by the launcher for each child (as root, or as a
+   user where user namespaces are allowed; see ``grader.child.launching``):
+   a private PID namespace, so every process the
    submission starts dies with it; no network; private IPC and host name;
    and a private mount namespace with a minimal root, in which only the
    operating system and the Python installation exist (read-only), and the
@@ -27,9 +28,7 @@ from __future__ import annotations
 import functools
 import os
 import resource
-import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,16 +52,11 @@ NOT_TAMPER_PROOF = ("this score is not tamper-proof: {why}; the submission could
 @dataclass(frozen=True)
 class Sandbox:
     mode: str  # "namespaces" or "limits"
-    unshare: tuple[str, ...] = ()
     detail: str = ""
 
     @property
     def isolated(self) -> bool:
         return self.mode == "namespaces"
-
-    def wrap(self, argv: list[str]) -> list[str]:
-        """The command that runs ``argv`` inside this sandbox."""
-        return [*self.unshare, "--", *argv] if self.isolated else argv
 
     def plan(self, workdir: Path) -> dict:
         """What the child is to do to itself before any submission code runs (see ``confinement``)."""
@@ -138,55 +132,36 @@ def _prctl():
         return None
 
 
-def limiter(cpu_seconds: int) -> Callable[[], None]:
-    """What sets the child's resource limits and its death with the grading process (Linux),
-    between fork and exec (``preexec_fn``); everything it needs is found here, before the fork."""
-    prctl = _prctl()
+def limits(cpu_seconds: int) -> list[tuple[int, int, int]]:
+    """A child's resource limits as ``(which, soft, hard)``: memory, CPU time (soft, so the child
+    gets ``SIGXCPU`` first), file size, open files, no core dumps; never above a hard limit
+    this process already has."""
+    chosen = []
+    for which, value in ((resource.RLIMIT_AS, MEMORY_BYTES), (resource.RLIMIT_CPU, cpu_seconds),
+                         (resource.RLIMIT_FSIZE, FILE_BYTES), (resource.RLIMIT_NOFILE, OPEN_FILES),
+                         (resource.RLIMIT_CORE, 0)):
+        hard = resource.getrlimit(which)[1]
+        capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        chosen.append((which, capped, hard if which == resource.RLIMIT_CPU else capped))
+    return chosen
 
-    def limits() -> None:
+
+def limiter(cpu_seconds: int) -> Callable[[], None]:
+    """What sets ``limits(cpu_seconds)`` and death with the grading process (Linux) between fork
+    and exec (``preexec_fn``) of a process that is not a child (``grader.staff.execute``);
+    everything it needs is found here, before the fork."""
+    prctl = _prctl()
+    chosen = limits(cpu_seconds)
+
+    def limit() -> None:
         if prctl is not None:
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        for which, value in (
-            (resource.RLIMIT_AS, MEMORY_BYTES),
-            (resource.RLIMIT_CPU, cpu_seconds),
-            (resource.RLIMIT_FSIZE, FILE_BYTES),
-            (resource.RLIMIT_NOFILE, OPEN_FILES),
-            (resource.RLIMIT_CORE, 0),
-        ):
+        for which, soft, hard in chosen:
             try:
-                soft, hard = resource.getrlimit(which)
-                capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
-                resource.setrlimit(which, (capped, capped if which != resource.RLIMIT_CPU else hard))
+                resource.setrlimit(which, (soft, hard))
             except (ValueError, OSError):
                 pass
-    return limits
-
-
-def _probe(command: list[str]) -> bool:
-    true = shutil.which("true") or "/bin/true"
-    try:
-        result = subprocess.run([*command, "--", true], capture_output=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return result.returncode == 0
-
-
-@functools.cache
-def detect() -> Sandbox:
-    """The strongest sandbox this machine offers (probed once per process)."""
-    if os.environ.get("MICROGRADE_SANDBOX", "auto") == "none":
-        return Sandbox("limits", detail="namespaces turned off by MICROGRADE_SANDBOX=none")
-    if not sys.platform.startswith("linux"):
-        return Sandbox("limits", detail=f"no namespaces on {sys.platform}")
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return Sandbox("limits", detail="unshare (util-linux) is not installed")
-    base = [unshare, "--fork", "--pid", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
-    if os.geteuid() != 0:
-        base.insert(1, "--map-root-user")
-    if _probe(base):
-        return Sandbox("namespaces", tuple(base), "unshare: pid, mount, network, IPC and UTS namespaces")
-    return Sandbox("limits", detail="unshare is not permitted here (user namespaces restricted?)")
+    return limit
 
 
 @functools.cache

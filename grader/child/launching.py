@@ -1,0 +1,147 @@
+"""The grading process's side of the launcher (``grader/child/launcher.py``): one per process.
+
+The launcher is started on first use and lives as long as the grading process
+(it ends when its socket closes, and is killed if the grading process dies).
+Requests go in order and are answered in order; ``send`` returns a ticket and
+``reply`` waits for that ticket's answer, so that a child can be asked for
+before the launcher is even up, and its reply read only when it matters.
+"""
+
+from __future__ import annotations
+
+import functools
+import marshal
+import os
+import select
+import socket
+import subprocess
+import sys
+from collections import deque
+
+from grader.child import sandbox
+from grader.child.code import BOOTSTRAP, blob, child_mark, code_file, module_code
+
+MESSAGE_BYTES = 1 << 16
+REPLY_SECONDS = 30.0  # a launcher that takes longer to fork is broken, not slow
+
+
+class LauncherError(RuntimeError):
+    """The launcher could not start a child: the machine's fault, never the submission's."""
+
+
+class Launcher:
+    """A running launcher and the replies it still owes."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        code = code_file(blob((module_code("launcher"),)))
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-s", "-P", "-c", BOOTSTRAP, child_mark(), str(code),
+                 str(theirs.fileno()), str(os.getpid())],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd="/", env=sandbox.environment("/"),
+                pass_fds=(code, theirs.fileno()), start_new_session=True)
+        finally:
+            os.close(code)
+            theirs.close()
+        self.channel = ours
+        self.owed: deque[int] = deque()  # tickets sent, in order, whose replies are unread
+        self.replies: dict[int, tuple[dict, list[int]]] = {}
+        self.tickets = 0
+
+    def send(self, request: dict, fds: tuple[int, ...] = ()) -> int:
+        try:
+            socket.send_fds(self.channel, [marshal.dumps(request)], list(fds))
+        except OSError as exc:
+            raise LauncherError(f"the launcher is gone ({exc})") from None
+        self.tickets += 1
+        self.owed.append(self.tickets)
+        return self.tickets
+
+    def reply(self, ticket: int) -> tuple[dict, list[int]]:
+        """The reply to ``ticket`` and the descriptors that came with it (the caller's to close)."""
+        while ticket not in self.replies:
+            if not select.select([self.channel], [], [], REPLY_SECONDS)[0]:
+                raise LauncherError("the launcher stopped answering")
+            message, fds, _, _ = socket.recv_fds(self.channel, MESSAGE_BYTES, 4)
+            if not message:
+                raise LauncherError("the launcher is gone")
+            self.replies[self.owed.popleft()] = marshal.loads(message), fds
+        return self.replies.pop(ticket)
+
+    def close(self) -> None:
+        self.channel.close()
+        self.process.wait()
+
+
+_running: Launcher | None = None
+
+
+def launcher() -> Launcher:
+    """This process's launcher, started (again, if the last one died) on first use."""
+    global _running
+    if _running is None or _running.process.poll() is not None:
+        _running = Launcher()
+    return _running
+
+
+class Child:
+    """A child asked of the launcher: its pid (once the launcher has answered) and its end."""
+
+    def __init__(self, program: str, argv: list[str], fds: tuple[int, ...], *, cwd: str, env: dict[str, str],
+                 limits: list[tuple[int, int, int]], isolated: bool) -> None:
+        """Ask for ``python -c program`` with ``sys.argv == argv``; ``fds`` are its standard output and
+        error, then what it gets as 3, 4, ... (see ``grader/child/launcher.py``)."""
+        self.launcher = launcher()
+        self.ticket = self.launcher.send({
+            "kind": "spawn", "program": program, "argv": argv, "cwd": cwd, "env": env, "isolated": isolated,
+            "limits": limits}, fds)
+        self.pid: int | None = None
+        self.pidfd: int | None = None
+        self.ended = False
+
+    def started(self) -> int:
+        """The child's pid; ``LauncherError`` if it could not be started."""
+        if self.pid is None:
+            reply, fds = self.launcher.reply(self.ticket)
+            self.pidfd = fds[0] if fds else None
+            if "error" in reply:
+                self.ended = True
+                raise LauncherError(f"the submission's process could not be started: {reply['error']}")
+            self.pid = reply["pid"]
+        return self.pid
+
+    @property
+    def alive(self) -> bool:
+        if self.ended:
+            return False
+        self.started()
+        return self.pidfd is None or not select.select([self.pidfd], [], [], 0)[0]
+
+    def end(self) -> None:
+        """Kill the child and everything in its session, and wait until it is gone."""
+        if self.ended:
+            return
+        try:
+            pid = self.started()
+        except LauncherError:
+            return
+        finally:
+            self.ended = True
+        self.launcher.reply(self.launcher.send({"kind": "end", "pid": pid}))
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+
+@functools.cache
+def detect() -> sandbox.Sandbox:
+    """The strongest sandbox this machine offers (asked of the launcher once per process)."""
+    if os.environ.get("MICROGRADE_SANDBOX", "auto") == "none":
+        return sandbox.Sandbox("limits", "namespaces turned off by MICROGRADE_SANDBOX=none")
+    if not sys.platform.startswith("linux"):
+        return sandbox.Sandbox("limits", f"no namespaces on {sys.platform}")
+    process = launcher()
+    refused = process.reply(process.send({"kind": "probe"}))[0].get("error")
+    if refused is not None:
+        return sandbox.Sandbox("limits", f"namespaces are not permitted here ({refused}; user namespaces restricted?)")
+    return sandbox.Sandbox("namespaces", "pid, mount, network, IPC and UTS namespaces")
