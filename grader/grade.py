@@ -27,6 +27,7 @@ from grader.judging.judge import (
     judge_backward,
     judge_op,
     judge_train,
+    judged,
     malformed,
 )
 from grader.judging.plan import plan_backward, plan_op
@@ -122,7 +123,8 @@ class TargetRun:
             try:
                 if ready is None:
                     raise ValueError("no request")
-                verdicts.append(ready[1](next(replies)))
+                request, judge, context = ready
+                verdicts.append(judged(request, next(replies), judge, context))
             except UNREADABLE:
                 # The child is not trusted: a reply that cannot be read is this case's failure.
                 verdicts.append(malformed(case, "the reply could not be read"))
@@ -130,19 +132,21 @@ class TargetRun:
                 return verdicts, lost
         return verdicts, None
 
-    def prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict]] | None:
-        """The request for ``case``, and what judges its reply (None if no request can be made)."""
+    def prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict], tuple] | None:
+        """The request for ``case``, what judges its reply, and what else that reads (see ``judged``);
+        None if no request can be made."""
+        context = (self.tolerance,)
         if isinstance(case, TrainCase):
             return train_request(case), lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply,
-                                                                  self.tolerance)
+                                                                  self.tolerance), context
         try:
             if self.target.kind == "backward":
-                return plan_backward(case), lambda reply: judge_backward(case, reply, self.tolerance)
+                return plan_backward(case), lambda reply: judge_backward(case, reply, self.tolerance), context
             plan = plan_op(case, self.target.name)
         except UNREADABLE:  # a case that cannot be planned (its ops undefined at its inputs)
             return None
         kink = check is not None and check.kink
-        return plan.request, lambda reply: judge_op(case, reply, plan, self.tolerance, kink=kink)
+        return plan.request, lambda reply: judge_op(case, reply, plan, self.tolerance, kink=kink), (*context, kink)
 
     def result(self, check: Check, status: str, message: str = "") -> CheckResult:
         return CheckResult(check.id, self.target.name, check.title, status, self.target.points_of(check),

@@ -16,7 +16,7 @@ from helpers import SOLUTION, micrograde
 
 import reference
 from grader.child import harness
-from grader.child.process import parse_reply
+from grader.child.process import parse_reply, read_reply
 from grader.grade import Options, grade
 from grader.judging import judge
 from grader.judging.plan import plan_op
@@ -286,6 +286,41 @@ def test_a_deeply_nested_reply_is_unreadable_not_a_recursion_error():
     assert parse_reply(b'{"a": ' * 100_000 + b"1" + b"}" * 100_000) is None
     assert parse_reply(b'{"id": 4, "grads": [[1.0], {"invalid": "nan"}], "note": "[[[[[[[[[["}') == {
         "id": 4, "grads": [[1.0], {"invalid": "nan"}], "note": "[[[[[[[[[["}
+
+
+def test_replies_saying_the_same_are_read_once_and_ids_are_read_as_json_reads_them():
+    first = read_reply(b'{"id": 7, "data": [1.0], "note": "x"}')
+    again = read_reply(b'{"id": 9, "data": [1.0], "note": "x"}')
+    assert first == (7, {"data": [1.0], "note": "x"}) and again[0] == 9 and again[1] is first[1]
+    assert read_reply(b'{"id": 7, "data": [2.0]}')[1] is not first[1]
+    # a repeated id: the last one counts, as json.loads has it
+    assert read_reply(b'{"id": 7, "data": [1.0], "id": 8}')[0] == 8
+    # not the harness's layout: read whole
+    assert read_reply(b'{"data": [1.0], "id": 5}') == (5, {"data": [1.0], "id": 5})
+    assert read_reply(b'{"id": 5, ' + b"[" * 200_000) == (None, None)
+    assert read_reply(b"[1, 2]") == (None, None)
+
+
+def test_a_verdict_reached_before_is_a_copy_and_only_for_the_same_request_reply_and_context():
+    plan = plan_op(MUL, "mul")
+    right = read_reply(b'{"id": 1, "data": [2.0, 3.0, 6.0], "grads": [3.0, 2.0, 1.0], "probes": %s}'
+                       % json.dumps(PROBES).encode())[1]
+    wrong = read_reply(b'{"id": 2, "data": [2.0, 3.0, 6.0], "grads": [3.0, 3.0, 1.0], "probes": %s}'
+                       % json.dumps(PROBES).encode())[1]
+    calls = []
+
+    def judge_counted(reply):
+        calls.append(reply)
+        return judge.judge_op(MUL, reply, plan, judge.Tolerance())
+
+    first = judge.judged(plan.request, right, judge_counted, ())
+    again = judge.judged(plan.request, right, judge_counted, ())
+    assert len(calls) == 1 and again == first and again is not first
+    again.check = "changed"
+    assert judge.judged(plan.request, right, judge_counted, ()).check is None
+    assert not judge.judged(plan.request, wrong, judge_counted, ()).passed("both") and first.passed("both")
+    judge.judged(plan.request, right, judge_counted, (judge.Tolerance(1e-3, 1e-3),))
+    assert len(calls) == 3
 
 
 def test_computed_attributes_names_what_a_class_computes_instead_of_storing():

@@ -345,6 +345,7 @@ assert reachable_ctypes() == [], reachable_ctypes()
 
 
 def test_no_frame_reaches_ctypes(tmp_path, mode):
-    source = CTYPES_HUNTER + SOLUTION.replace("return loss.data", "assert reachable_ctypes() == []\n    return loss.data")
+    checked = SOLUTION.replace("return loss.data", "assert reachable_ctypes() == []\n    return loss.data")
+    source = CTYPES_HUNTER + checked
     report = run(tmp_path, source)
     assert_only(report, {})

@@ -119,7 +119,8 @@ def box(mode):
     return launching.detect()
 
 
-def run_child(box: sandbox.Sandbox, program: str, argv: list[str], work: Path, cpu_seconds: int = 30) -> tuple[str, str]:
+def run_child(box: sandbox.Sandbox, program: str, argv: list[str], work: Path,
+              cpu_seconds: int = 30) -> tuple[str, str]:
     """Have the launcher run ``python -c program`` as it runs every child, to its end; its output."""
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     child = launching.Child(program, ["-c", *argv], (out.fileno(), err.fileno()), cwd=str(work),

@@ -102,6 +102,12 @@ def run(request):
     sys.argv[:] = request["argv"]
     program = compile(request["program"], "<string>", "exec")
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    # The program runs below the launcher's frames: it gets the headroom it would have alone.
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    sys.setrecursionlimit(sys.getrecursionlimit() + depth)
+    del frame
     exit_now, interpreter = os._exit, sys
     globals().clear()
     code = 0

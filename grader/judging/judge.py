@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import reference
 from grader.judging.plan import OpPlan
@@ -127,6 +128,29 @@ class Verdict:
         if not self.fd_ok:
             return "finite-difference"
         return "reference"
+
+
+# A batch worker meets the same reply to the same request again and again: every correct
+# submission's, and every submission's to the cases its bugs do not touch. Replies with the
+# same content are one object (``grader.child.process.read_reply``), so a verdict is reached
+# once a process for each request (which stands for its case and plan) and reply.
+_JUDGED: dict[tuple, tuple[dict, dict, Verdict]] = {}
+JUDGED_LIMIT = 16384
+
+
+def judged(request: dict, reply: dict, judge: Callable[[dict], Verdict], context: tuple) -> Verdict:
+    """``judge(reply)``, or a copy of the verdict it gave before for ``request``, ``reply`` and
+    ``context`` (whatever else ``judge`` reads: the tolerance, a kink). Judging is a function of
+    these alone; the request and reply are kept with the verdict, so that no id is taken for
+    another object's."""
+    key = (id(request), id(reply), context)
+    entry = _JUDGED.get(key)
+    if entry is None or entry[0] is not request or entry[1] is not reply:
+        verdict = judge(reply)
+        if len(_JUDGED) >= JUDGED_LIMIT:
+            _JUDGED.clear()
+        entry = _JUDGED[key] = (request, reply, verdict)
+    return replace(entry[2])
 
 
 def malformed(case: Case, what: str) -> Verdict:
