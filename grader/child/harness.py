@@ -42,6 +42,11 @@ OPERATORS = {"add": operator.add, "mul": operator.mul, "pow": operator.pow, "neg
              "sub": operator.sub, "truediv": operator.truediv}
 SUBMISSION_FILES: set = set()
 CHILDREN_NAMES = ("_prev", "_children", "prev", "children", "parents", "_parents", "inputs", "_inputs")
+# A number unique to a live object, as ``id`` gives (its address, shifted past the alignment
+# bits, as ``object``'s own hash is). ``id`` raises an audit event, so the audit hook would
+# run on each of the many the harness takes; this does not, nor does it run a metaclass's
+# ``__hash__``.
+address = object.__hash__
 
 
 class SubmissionError(Exception):
@@ -58,6 +63,8 @@ class InterfaceError(Exception):
 
 def number(x):
     """A plain float for JSON, or a description of what the value really was."""
+    if type(x) is float and x - x == 0.0:  # the usual case, first: a finite float (inf - inf is nan)
+        return x
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         return {"invalid": type(x).__name__}
     try:
@@ -298,7 +305,7 @@ def build(iface, nodes, record=None, leaves=None, positions=None):
             _, data, operand_ids, derivs, label = node
             hook = None if record is None else (lambda i=index: record(i))
             built.append(fixed_node(iface, data, [built[j] for j in operand_ids], derivs, label, hook))
-        positions.setdefault(id(built[-1]), index)
+        positions.setdefault(address(built[-1]), index)
     return built
 
 
@@ -309,10 +316,11 @@ def propagate(iface, root, nodes):
     own, such as a plain number wrapped in a Value, last and by value), so the
     result does not depend on how a ``set`` happens to iterate.
     """
-    position = {id(v): i for i, v in enumerate(nodes) if not isinstance(v, (int, float))}
+    position = {address(v): i for i, v in enumerate(nodes) if not isinstance(v, (int, float))}
 
     def key(v):
-        return (position.get(id(v), len(nodes)), repr(stored_or_none(v, "data")))
+        at = position.get(address(v))  # a node of the expression has a place of its own: no tie to break
+        return (at, "") if at is not None else (len(nodes), repr(stored_or_none(v, "data")))
 
     topo, seen, stack = [], set(), [(root, False)]
     while stack:
@@ -320,12 +328,12 @@ def propagate(iface, root, nodes):
         if expanded:
             topo.append(v)
             continue
-        if id(v) in seen:
+        if address(v) in seen:
             continue
-        seen.add(id(v))
+        seen.add(address(v))
         stack.append((v, True))
         for child in sorted(iface.children(v), key=key, reverse=True):
-            if id(child) not in seen:
+            if address(child) not in seen:
                 stack.append((child, False))
     root.grad = 1.0
     for v in reversed(topo):
@@ -425,7 +433,7 @@ def hashed_by_position(V, positions):
     if V.__hash__ is not object.__hash__ or V.__eq__ is not object.__eq__:
         return lambda: None
     own = V.__dict__.get("__hash__")
-    V.__hash__ = lambda self: positions.get(id(self), id(self) >> 4)
+    V.__hash__ = lambda self: positions.get(address(self), address(self))
 
     def restore():
         if own is None:
@@ -874,7 +882,7 @@ def class_attribute(cls, name):
 
 
 # How ``stored`` reads ``name`` from instances of a class, found once per class: keyed by the
-# class's id (a dictionary lookup by the class itself would run its metaclass's ``__hash__``),
+# class's address (a dictionary lookup by the class itself would run its metaclass's ``__hash__``),
 # and holding the class, so that an id is never taken for another's.
 READERS = {}
 
@@ -884,11 +892,11 @@ def reader(cls, name):
     the interpreter's own descriptor of the instance dictionary, each ``None`` if there is none.
     A class attribute set later changes nothing that matters: a slot's descriptor still reads
     that slot, and the dictionary found through the interpreter's descriptor is still the one."""
-    found = READERS.get((id(cls), name))
+    found = READERS.get((address(cls), name))
     if found is None or found[0] is not cls:
         slot = class_attribute(cls, name)
         instance_dict = class_attribute(cls, "__dict__")
-        found = READERS[(id(cls), name)] = (
+        found = READERS[(address(cls), name)] = (
             cls, slot if type(slot) is types.MemberDescriptorType else None,
             instance_dict if type(instance_dict) is types.GetSetDescriptorType else None)
     return found

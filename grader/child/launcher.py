@@ -34,6 +34,7 @@ import _signal  # noqa: F401
 import _socket
 import _thread  # noqa: F401
 import ctypes
+import gc
 import itertools  # noqa: F401
 import marshal
 import math  # noqa: F401
@@ -45,7 +46,7 @@ import sys
 import threading  # noqa: F401
 import types  # noqa: F401
 
-PR_SET_PDEATHSIG, SIGKILL = 1, 9
+PR_SET_PDEATHSIG, PR_SET_NAME, SIGKILL = 1, 15, 9
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
@@ -129,6 +130,7 @@ def run(request):
 def become_child(request, fds, ready, launcher):
     """In the forked process: set everything up, say so on ``ready`` (or why not), run the program."""
     die_with_parent(launcher)
+    LIBC.prctl(PR_SET_NAME, b"micrograde-run", 0, 0, 0)  # what ps and top show, beside the launcher
     try:
         os.setsid()
         for which, soft, hard in request["limits"]:
@@ -219,8 +221,12 @@ def probe(channel):
 
 def main():
     die_with_parent(int(sys.argv[-1]))
+    LIBC.prctl(PR_SET_NAME, b"micrograde-fork", 0, 0, 0)
     channel = _socket.socket(fileno=int(sys.argv[-2]))
     space = _socket.CMSG_SPACE(MAX_DESCRIPTORS * 4)
+    # Out of the collector's sight from now on: a child's collections then never touch (and so
+    # copy) the pages of everything the launcher holds.
+    gc.freeze()
     while True:
         message, ancillary, _, _ = channel.recvmsg(MESSAGE_BYTES, space)
         if not message:
