@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION, parent_of, processes_with
+from helpers import SOLUTION, parent_of, processes_with, unreaped_children
 
 import reference
 from grader.child.code import child_mark
@@ -40,6 +40,7 @@ def run(tmp_path: Path, source: str, timeout: float = 10.0, bound: float = 30.0,
     elapsed = time.monotonic() - start
     assert elapsed < bound, f"took {elapsed:.1f} s, bound {bound} s"
     assert leftover_children() == []
+    assert unreaped_children() == []
     json.dumps(report.to_json(), allow_nan=False)  # always valid, plain JSON
     return report
 

@@ -30,7 +30,7 @@ for a submission that crashed.
 
 # What the harness and the confinement import too (marked F401), so that no child imports it again.
 import _json  # noqa: F401
-import _signal  # noqa: F401
+import _signal
 import _socket
 import _thread  # noqa: F401
 import ctypes
@@ -55,6 +55,7 @@ MAX_DESCRIPTORS = 16
 FIRST_PASSED = 3  # the program's descriptors are 3, 4, ... in the order they were sent
 ALL_DESCRIPTORS = 1 << 20  # closerange's end: past any descriptor a process here holds
 LIBC = ctypes.CDLL(None, use_errno=True)
+SUPERVISED = set()  # children whose program runs under a supervisor (see become_child), by pid
 
 
 def die_with_parent(parent=None):
@@ -146,10 +147,11 @@ def become_child(request, fds, ready, launcher):
         os._exit(1)
     if request["isolated"]:
         program = os.fork()
-        if program:  # the supervisor: it holds nothing, and ends as the program ends
+        if program:  # the supervisor: it holds nothing, ends as the program ends, and ends it on SIGTERM
+            _signal.signal(_signal.SIGTERM, lambda *_: os.kill(program, SIGKILL))
             os.write(ready, b"ok")
             os.closerange(0, ALL_DESCRIPTORS)
-            _, status = os.waitpid(program, 0)
+            _, status = os.waitpid(program, 0)  # so the program is never left for the system to reap
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
         die_with_parent()
     else:
@@ -179,6 +181,8 @@ def spawn(request, fds, channel):
     if said != b"ok":
         os.waitpid(pid, 0)
         return {"error": said.decode(errors="replace") or "the child ended before it started"}, []
+    if request["isolated"]:
+        SUPERVISED.add(pid)
     try:
         return {"pid": pid}, [os.pidfd_open(pid)]
     except (AttributeError, OSError):
@@ -186,10 +190,15 @@ def spawn(request, fds, channel):
 
 
 def end(request):
-    """Kill a child's whole session and reap it."""
+    """Kill a child and reap it: through its supervisor, which kills the program (PID 1 of its
+    namespace, so everything in it) and reaps it; else the child's whole session."""
     pid = request["pid"]
     try:
-        os.killpg(pid, SIGKILL)
+        if pid in SUPERVISED:
+            SUPERVISED.discard(pid)
+            os.kill(pid, _signal.SIGTERM)
+        else:
+            os.killpg(pid, SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     try:
