@@ -25,6 +25,7 @@ class Command:
     ok_codes: tuple[int, ...] = (0,)
     seconds: list[float] = field(default_factory=list)
     cpu_seconds: list[float] = field(default_factory=list)  # see ``run_once``
+    steal_seconds: list[float] = field(default_factory=list)  # time the host gave to others (``run_once``)
     peak_mib: list[float] = field(default_factory=list)
 
     @property
@@ -42,25 +43,29 @@ def environment(**settings: str) -> dict[str, str]:
     return {**env, **settings}
 
 
-def machine_busy_seconds() -> float | None:
-    """CPU seconds every core of this machine has spent busy since boot (Linux), else None."""
+def machine_busy_seconds() -> tuple[float, float] | None:
+    """CPU seconds every core of this machine has spent busy since boot, and the seconds a
+    virtual machine's host ran something else while it wanted to run (steal) (Linux), else None."""
     try:
         with open("/proc/stat") as stat:
             fields = stat.readline().split()
     except OSError:
         return None
     user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system + irq + softirq) / tick, steal / tick
 
 
-def run_once(command: Command, cwd: Path | None = None, env: dict | None = None) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak memory (MiB, the largest process) of one run; stops the
-    benchmark on failure.
+def run_once(command: Command, cwd: Path | None = None,
+             env: dict | None = None) -> tuple[float, float, float, float]:
+    """Wall seconds, CPU seconds, peak memory (MiB, the largest process) and steal seconds of
+    one run; stops the benchmark on failure.
 
     The CPU seconds are the whole machine's busy time during the run where Linux tells it:
-    the submissions' children run in PID namespaces whose processes the grader never waits
-    for, so the rusage of the command's process tree leaves them out. On an idle machine
-    that is the command's own; elsewhere, the rusage of its process tree."""
+    a submission's children are forked by a launcher, so the rusage of the command's
+    process tree misses those it never reaped. On an idle machine that is the command's
+    own; elsewhere, the rusage of its process tree. Steal is time the host of a virtual
+    machine ran something else: it slows every run down, and is not counted as CPU."""
     with tempfile.TemporaryFile() as errors:
         busy = machine_busy_seconds()
         start = time.perf_counter()
@@ -72,8 +77,11 @@ def run_once(command: Command, cwd: Path | None = None, env: dict | None = None)
         if process.returncode not in command.ok_codes:
             errors.seek(0)
             sys.exit(f"{' '.join(command.argv)} exited {process.returncode}: {errors.read().decode()[-800:]}")
-    cpu = after - busy if busy is not None and after is not None else usage.ru_utime + usage.ru_stime
-    return seconds, cpu, usage.ru_maxrss / 1024
+    if busy is not None and after is not None:
+        cpu, steal = after[0] - busy[0], after[1] - busy[1]
+    else:
+        cpu, steal = usage.ru_utime + usage.ru_stime, 0.0
+    return seconds, cpu, usage.ru_maxrss / 1024, steal
 
 
 def paired(commands: list[Command], runs: int, warmup: int = 1, cwd: Path | None = None,
@@ -81,10 +89,11 @@ def paired(commands: list[Command], runs: int, warmup: int = 1, cwd: Path | None
     """Run the commands in turn, ``warmup`` rounds uncounted then ``runs`` counted rounds."""
     for round_number in range(warmup + runs):
         for command in commands:
-            seconds, cpu, peak = run_once(command, cwd, env)
+            seconds, cpu, peak, steal = run_once(command, cwd, env)
             if round_number >= warmup:
                 command.seconds.append(seconds)
                 command.cpu_seconds.append(cpu)
+                command.steal_seconds.append(steal)
                 command.peak_mib.append(peak)
     return commands
 
