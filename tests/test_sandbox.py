@@ -237,3 +237,21 @@ def test_turning_namespaces_off(monkeypatch):
         assert "not tamper-proof" in sandbox.not_tamper_proof(section)
     finally:
         launching.detect.cache_clear()
+
+
+def test_a_child_dies_with_its_launcher_and_the_next_gets_a_new_one(tmp_path):
+    box = launching.detect()
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    child = launching.Child("import time; time.sleep(60)", ["-c"], (out.fileno(), err.fileno()), cwd=str(tmp_path),
+                            env=sandbox.environment(str(tmp_path)), limits=sandbox.limits(60), isolated=box.isolated)
+    assert child.alive
+    first = launching.launcher().process
+    first.kill()
+    first.wait()
+    deadline = time.monotonic() + 10
+    while child.alive and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not child.alive
+    child.end()  # nothing left to end, and no error
+    assert launching.launcher().process is not first
+    assert run_child(box, "print('again')", [], tmp_path)[0] == "again\n"

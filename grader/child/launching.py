@@ -124,13 +124,13 @@ class Child:
             return
         try:
             pid = self.started()
+            self.launcher.reply(self.launcher.send({"kind": "end", "pid": pid}))
         except LauncherError:
-            return
+            pass  # no launcher, no child: it was killed with the launcher, or never started
         finally:
             self.ended = True
-        self.launcher.reply(self.launcher.send({"kind": "end", "pid": pid}))
-        if self.pidfd is not None:
-            os.close(self.pidfd)
+            if self.pidfd is not None:
+                os.close(self.pidfd)
 
 
 @functools.cache
