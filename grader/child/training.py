@@ -72,14 +72,15 @@ class Value:
         return other * self**-1
 
     def backward(self):
+        # Values hash by identity; ``id`` would raise an audit event, and the child's audit hook run, per node.
         order, seen = [], set()
         stack = [(self, False)]
         while stack:
             node, done = stack.pop()
             if done:
                 order.append(node)
-            elif id(node) not in seen:
-                seen.add(id(node))
+            elif node not in seen:
+                seen.add(node)
                 stack.append((node, True))
                 stack.extend((parent, False) for parent, _ in node._parents)
         self.grad = 1.0
