@@ -53,8 +53,13 @@ NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NE
 MESSAGE_BYTES = 1 << 20
 MAX_DESCRIPTORS = 16
 FIRST_PASSED = 3  # the program's descriptors are 3, 4, ... in the order they were sent
-ALL_DESCRIPTORS = 1 << 20  # closerange's end: past any descriptor a process here holds
+LINUX = sys.platform.startswith("linux")
+# closerange's end: past any descriptor a process here holds. Linux closes the range in one
+# system call; elsewhere each number is closed in turn, so only up to the launcher's own limit.
+ALL_DESCRIPTORS = 1 << 20 if LINUX else os.sysconf("SC_OPEN_MAX")
+PARENT_CHECK_SECONDS = 1.0  # without Linux's parent-death signal: how often to look for the grader
 LIBC = ctypes.CDLL(None, use_errno=True)
+PRCTL = getattr(LIBC, "prctl", None) if LINUX else None
 SUPERVISED = set()  # children whose program runs under a supervisor (see become_child), by pid
 
 
@@ -62,7 +67,8 @@ def die_with_parent(parent=None):
     """Be killed when the parent dies; leave now if it already was ``parent`` and is gone. (PID 1 of
     a new PID namespace sees its parent as 0 and cannot tell: its parent only dies when killed with
     the launcher, and the grading process it serves is gone then, so it meets the end of its input.)"""
-    LIBC.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+    if PRCTL is not None:
+        PRCTL(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
     if parent is not None and os.getppid() != parent:
         os._exit(1)
 
@@ -131,7 +137,8 @@ def run(request):
 def become_child(request, fds, ready, launcher):
     """In the forked process: set everything up, say so on ``ready`` (or why not), run the program."""
     die_with_parent(launcher)
-    LIBC.prctl(PR_SET_NAME, b"micrograde-run", 0, 0, 0)  # what ps and top show, beside the launcher
+    if PRCTL is not None:
+        PRCTL(PR_SET_NAME, b"micrograde-run", 0, 0, 0)  # what ps and top show, beside the launcher
     try:
         os.setsid()
         for which, soft, hard in request["limits"]:
@@ -229,15 +236,24 @@ def probe(channel):
 
 
 def main():
-    die_with_parent(int(sys.argv[-1]))
-    LIBC.prctl(PR_SET_NAME, b"micrograde-fork", 0, 0, 0)
+    grader = int(sys.argv[-1])
+    die_with_parent(grader)
+    if PRCTL is not None:
+        PRCTL(PR_SET_NAME, b"micrograde-fork", 0, 0, 0)
     channel = _socket.socket(fileno=int(sys.argv[-2]))
+    if PRCTL is None:
+        channel.settimeout(PARENT_CHECK_SECONDS)
     space = _socket.CMSG_SPACE(MAX_DESCRIPTORS * 4)
     # Out of the collector's sight from now on: a child's collections then never touch (and so
     # copy) the pages of everything the launcher holds.
     gc.freeze()
     while True:
-        message, ancillary, _, _ = channel.recvmsg(MESSAGE_BYTES, space)
+        try:
+            message, ancillary, _, _ = channel.recvmsg(MESSAGE_BYTES, space)
+        except TimeoutError:
+            if os.getppid() != grader:
+                os._exit(0)  # the grading process is gone
+            continue
         if not message:
             os._exit(0)  # the grading process is done
         fds = [int.from_bytes(data[i:i + 4], sys.byteorder, signed=True)

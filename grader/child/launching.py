@@ -33,7 +33,9 @@ class Launcher:
     """A running launcher and the replies it still owes."""
 
     def __init__(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # Messages keep their bounds either way; macOS has no SOCK_SEQPACKET for Unix sockets.
+        kind = socket.SOCK_SEQPACKET if sys.platform.startswith("linux") else socket.SOCK_DGRAM
+        ours, theirs = socket.socketpair(socket.AF_UNIX, kind)
         code = code_file(blob((module_code("launcher"),)))
         try:
             self.process = subprocess.Popen(
@@ -68,10 +70,6 @@ class Launcher:
                 raise LauncherError("the launcher is gone")
             self.replies[self.owed.popleft()] = marshal.loads(message), fds
         return self.replies.pop(ticket)
-
-    def close(self) -> None:
-        self.channel.close()
-        self.process.wait()
 
 
 _running: Launcher | None = None
