@@ -29,18 +29,28 @@ def parent_of(pid: str) -> int | None:
 
 
 def unreaped_children() -> list[str]:
-    """The pids of children of any grader that ended and were never reaped (zombies named as the
-    launcher names them): a child's supervisor reaps the program, and the launcher the supervisor."""
+    """The pids of ended children that no grader will reap: zombies named as the launcher names
+    its children, whose parent is not one of micrograde's own (a child's supervisor reaps the
+    program, and the launcher the supervisor, so their zombies are only waiting a moment: those
+    of another grader running beside the tests too). An orphan is left to init or a subreaper."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                name, _, rest = (entry / "stat").read_text().partition(" (")[2].rpartition(") ")
-            except OSError:
+                name, state, parent = command_state_parent(entry.name)
+                parent_name = command_state_parent(str(parent))[0]
+            except (OSError, ValueError):
                 continue
-            if name == "micrograde-run" and rest.split()[0] == "Z":
+            if name == "micrograde-run" and state == "Z" and parent_name not in ("micrograde-run", "micrograde-fork"):
                 found.append(entry.name)
     return found
+
+
+def command_state_parent(pid: str) -> tuple[str, str, int]:
+    """A process's name, state and parent pid, from ``/proc/<pid>/stat``."""
+    name, _, rest = (Path("/proc") / pid / "stat").read_text().partition(" (")[2].rpartition(") ")
+    state, parent = rest.split()[:2]
+    return name, state, int(parent)
 
 
 def processes_with(*marks: bytes, session: int | None = None) -> list[str]:
