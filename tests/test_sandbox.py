@@ -255,3 +255,16 @@ def test_a_child_dies_with_its_launcher_and_the_next_gets_a_new_one(tmp_path):
     child.end()  # nothing left to end, and no error
     assert launching.launcher().process is not first
     assert run_child(box, "print('again')", [], tmp_path)[0] == "again\n"
+
+
+def test_a_child_that_cannot_be_set_up_is_the_machines_failure_not_a_crash(tmp_path):
+    out = tempfile.TemporaryFile()
+    child = launching.Child("print('never')", ["-c"], (out.fileno(), out.fileno()), cwd=str(tmp_path / "gone"),
+                            env=sandbox.environment(str(tmp_path)), limits=sandbox.limits(5),
+                            isolated=launching.detect().isolated)
+    with pytest.raises(launching.LauncherError, match="could not be started: .*No such file or directory"):
+        child.started()
+    assert not child.alive
+    child.end()
+    out.seek(0)
+    assert out.read() == b""

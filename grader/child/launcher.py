@@ -2,7 +2,7 @@
 
 Starting Python and importing what the harness and the confinement use costs
 about 30 ms; a batch worker starts two children per submission. So each
-grading process starts this program once (``grader.child.spawn``), and it forks
+grading process starts this program once (``grader.child.launching``), and it forks
 every child from itself: the interpreter is already up and those modules are
 already imported. It never runs or reads submission code, and holds nothing
 of the grader's: like the harness it imports only the standard library, and
@@ -21,8 +21,9 @@ would start it, with every layer the grading process asks for:
   and ``sys.argv`` asked for, its descriptors at 3, 4, ... in the order sent,
   and nothing else open.
 
-Requests and replies are ``marshal``led dictionaries on a ``SOCK_SEQPACKET``
-socket shared only with the grading process; descriptors travel beside them.
+Requests and replies are ``marshal``led dictionaries on a Unix socket that keeps
+message bounds (``SOCK_SEQPACKET``, or ``SOCK_DGRAM`` where there is none), shared
+only with the grading process; descriptors travel beside them.
 The reply to ``spawn`` comes once the namespaces exist (or with the reason
 they could not be made), so a machine that refuses them is never mistaken
 for a submission that crashed.
@@ -150,7 +151,7 @@ def become_child(request, fds, ready, launcher):
         if request["isolated"]:
             enter_namespaces()
     except OSError as exc:
-        os.write(ready, str(exc).encode()[:200] or b"the child could not be set up")
+        say_why(ready, exc)
         os._exit(1)
     if request["isolated"]:
         program = os.fork()
@@ -168,26 +169,41 @@ def become_child(request, fds, ready, launcher):
     run(request)
 
 
-def spawn(request, fds, channel):
-    """Fork a child for ``request``; the reply holds its pid (and a pidfd) or why it could not start."""
+def say_why(ready, exc):
+    """Tell the launcher, on ``ready``, why a forked process could not be set up."""
+    os.write(ready, str(exc).encode()[:200] or type(exc).__name__.encode())
+
+
+def forked(channel, child):
+    """Fork a process that closes the launcher's channel and runs ``child(ready)``: that writes
+    ``ok`` on ``ready`` once the process is set up, or why not (``say_why``) and ends. Returns
+    the pid, and ``None`` or why (the process has then been reaped)."""
     ready_r, ready_w = os.pipe()
-    launcher = os.getpid()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(channel.detach())  # detached: the object can never close a reused number later
             os.close(ready_r)
-            become_child(request, fds, ready_w, launcher)
+            child(ready_w)
         finally:
             os._exit(127)
     os.close(ready_w)
-    for fd in fds:
-        os.close(fd)
     said = os.read(ready_r, 256)
     os.close(ready_r)
-    if said != b"ok":
-        os.waitpid(pid, 0)
-        return {"error": said.decode(errors="replace") or "the child ended before it started"}, []
+    if said == b"ok":
+        return pid, None
+    os.waitpid(pid, 0)
+    return pid, said.decode(errors="replace") or "the child ended before it was set up"
+
+
+def spawn(request, fds, channel):
+    """Fork a child for ``request``; the reply holds its pid (and a pidfd) or why it could not start."""
+    launcher = os.getpid()
+    pid, why = forked(channel, lambda ready: become_child(request, fds, ready, launcher))
+    for fd in fds:
+        os.close(fd)
+    if why is not None:
+        return {"error": why}, []
     if request["isolated"]:
         SUPERVISED.add(pid)
     try:
@@ -217,22 +233,19 @@ def end(request):
 
 def probe(channel):
     """Whether this machine lets a child make its namespaces: ``{"error": ...}`` if not."""
-    ready_r, ready_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
+    def child(ready):
         try:
-            os.close(channel.detach())
             enter_namespaces()
-            os.write(ready_w, b"ok")
         except OSError as exc:
-            os.write(ready_w, str(exc).encode()[:200])
-        finally:
-            os._exit(0)
-    os.close(ready_w)
-    said = os.read(ready_r, 256)
-    os.close(ready_r)
-    os.waitpid(pid, 0)
-    return ({} if said == b"ok" else {"error": said.decode(errors="replace") or "unshare failed"}), []
+            say_why(ready, exc)
+            return
+        os.write(ready, b"ok")
+
+    pid, why = forked(channel, child)
+    if why is None:
+        os.waitpid(pid, 0)
+        return {}, []
+    return {"error": why}, []
 
 
 def main():

@@ -117,7 +117,7 @@ class Child:
         return self.pidfd is None or not select.select([self.pidfd], [], [], 0)[0]
 
     def end(self) -> None:
-        """Kill the child and everything in its session, and wait until it is gone."""
+        """Kill the child and everything it started, and wait until it is gone."""
         if self.ended:
             return
         try:

@@ -9,7 +9,8 @@ the caller decides what that costs and starts a fresh one.
 The grading process never opens a path the child could have touched: the
 child's stdout and stderr are unnamed files (``Streams``), created before it
 starts and read back through their descriptors, so no link planted in the
-working directory can make the grader read or write anything else."""
+working directory can make the grader read or write anything else.
+"""
 
 from __future__ import annotations
 
