@@ -349,7 +349,23 @@ def stored_or_none(obj, name):
 
 def observe(nodes, attr):
     """Every node's stored ``attr``, as the report shows it; ``None`` for plain numbers."""
-    return [None if isinstance(v, (int, float)) else number(stored_or_none(v, attr)) for v in nodes]
+    values = []
+    for v in nodes:
+        if isinstance(v, (int, float)):
+            values.append(None)
+            continue
+        try:
+            value = stored(v, attr)
+        except AttributeError:
+            value = None
+        values.append(number(value))
+    return values
+
+
+def held(iface, node, nodes):
+    """Which of ``nodes`` (their positions) the student's ``node`` holds as its operands, by identity."""
+    operands = iface.children(node)
+    return [j for j, w in enumerate(nodes) if any(c is w for c in operands)]
 
 
 def probe(iface, node, args):
@@ -373,8 +389,8 @@ def op_case(api, request):
         propagate(iface, nodes[-1], nodes)
         grads = observe(nodes, "grad")
         # For each student node, which of the request's nodes its children hold (by identity).
-        children = [[j for j, w in enumerate(nodes) if any(c is w for c in iface.children(v))]
-                    if spec[0] == "student" else None for v, spec in zip(nodes, request["nodes"])]
+        children = [held(iface, v, nodes) if spec[0] == "student" else None
+                    for v, spec in zip(nodes, request["nodes"])]
         phase = "forward"
         probes = [probe(iface, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
@@ -887,39 +903,45 @@ def class_attribute(cls, name):
 READERS = {}
 
 
-def reader(cls, name):
-    """``(cls, slot, instance_dict)`` for ``stored``: the slot's descriptor if ``name`` is a slot, and
-    the interpreter's own descriptor of the instance dictionary, each ``None`` if there is none.
-    A class attribute set later changes nothing that matters: a slot's descriptor still reads
-    that slot, and the dictionary found through the interpreter's descriptor is still the one."""
-    found = READERS.get((address(cls), name))
-    if found is None or found[0] is not cls:
-        slot = class_attribute(cls, name)
-        instance_dict = class_attribute(cls, "__dict__")
-        found = READERS[(address(cls), name)] = (
-            cls, slot if type(slot) is types.MemberDescriptorType else None,
-            instance_dict if type(instance_dict) is types.GetSetDescriptorType else None)
-    return found
-
-
 def stored(obj, name):
     """The value ``obj`` stores for ``name`` (instance dictionary or slot), read without
     running any of the student's code; ``AttributeError`` when it stores none."""
     cls = type(obj)
-    _, slot, instance_dict = reader(cls, name)
-    if slot is not None:
-        return slot.__get__(obj, cls)
-    namespace = dictionary_of(obj, cls, instance_dict)
-    if name in namespace:
-        return namespace[name]
-    raise AttributeError(f"{cls.__name__} stores no {name!r}")
+    found = READERS.get((address(cls), name))
+    if found is None or found[0] is not cls:
+        found = READERS[(address(cls), name)] = (cls, reading(cls, name))
+    return found[1](obj)
+
+
+def reading(cls, name):
+    """What reads ``name`` from an instance of ``cls`` for ``stored``: the slot's own descriptor if
+    ``name`` is a slot, else a lookup in the dictionary the interpreter's descriptor gives. A class
+    attribute set later changes nothing that matters: a slot's descriptor still reads that slot,
+    and the dictionary found through the interpreter's descriptor is still the one."""
+    slot = class_attribute(cls, name)
+    if type(slot) is types.MemberDescriptorType:
+        return slot.__get__  # raises AttributeError itself for an empty slot
+    descriptor = instance_dict_descriptor(cls)
+
+    def read(obj):
+        namespace = dictionary_of(obj, cls, descriptor)
+        if name in namespace:
+            return namespace[name]
+        raise AttributeError(f"{cls.__name__} stores no {name!r}")
+    return read
+
+
+def instance_dict_descriptor(cls):
+    """The interpreter's own descriptor of ``cls``'s instance dictionary, or ``None``."""
+    descriptor = class_attribute(cls, "__dict__")
+    return descriptor if type(descriptor) is types.GetSetDescriptorType else None
 
 
 def instance_namespace(obj):
     """The instance dictionary of ``obj`` (empty if it has none), read through the interpreter's own
     descriptor, never through a ``__dict__`` the student's class may define."""
     cls = type(obj)
-    return dictionary_of(obj, cls, reader(cls, "__dict__")[2])
+    return dictionary_of(obj, cls, instance_dict_descriptor(cls))
 
 
 def dictionary_of(obj, cls, descriptor):

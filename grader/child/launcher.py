@@ -29,18 +29,21 @@ they could not be made), so a machine that refuses them is never mistaken
 for a submission that crashed.
 """
 
-# What the harness and the confinement import too (marked F401), so that no child imports it again.
+# What the harness, the confinement and the training engine import too (marked F401), so that
+# no child imports it again.
 import _json  # noqa: F401
 import _signal
 import _socket
 import _thread  # noqa: F401
 import ctypes
+import encodings.ascii  # noqa: F401
 import gc
 import itertools  # noqa: F401
 import marshal
 import math  # noqa: F401
 import operator  # noqa: F401
 import os
+import random  # noqa: F401
 import resource
 import struct  # noqa: F401
 import sys
