@@ -56,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch = commands.add_parser("batch", help="grade a folder of submissions, one per student")
     batch.add_argument("submissions", type=Path)
     batch.add_argument("--out", type=Path, required=True, help="folder for the reports and the gradebook")
-    batch.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    batch.add_argument("--jobs", type=int,
+                       help="grading processes, each on a core of its own when there are enough "
+                            "(default: one per core this process may use)")
     batch.add_argument("--timeout", type=float)
     batch.add_argument("--force", action="store_true", help="grade everyone again, even unchanged submissions")
     batch.add_argument("--assignment", default="micrograde",
@@ -131,8 +133,11 @@ def run_result(args: argparse.Namespace) -> int:
 
 
 def run_batch(args: argparse.Namespace) -> int:
+    from grader.staff.batch import cores
     from grader.staff.batch import run_batch as batch
 
+    if args.jobs is None:
+        args.jobs = len(cores())
     if args.jobs < 1:
         raise _BadInput("--jobs must be at least 1")
     if args.timeout is not None and args.timeout <= 0:

@@ -180,6 +180,39 @@ def test_a_dying_grading_process_costs_only_its_student(tmp_path):
 
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="only Linux lets a process choose its cores")
+@pytest.mark.parametrize("more_jobs_than_cores", [False, True])
+def test_each_worker_and_its_children_keep_to_a_core_of_their_own(tmp_path, more_jobs_than_cores):
+    cores = sorted(os.sched_getaffinity(0))
+    jobs = len(cores) + 1 if more_jobs_than_cores else min(len(cores), 2)
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    for i in range(jobs):
+        (folder / f"s{i}.py").write_text(HANGS)  # every worker stays in a child until the test ends it
+    process = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(tmp_path / "out"),
+                                "--jobs", str(jobs), "--timeout", "30"], cwd=ROOT, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            workers = processes_with(b"grader.staff.batch_process", session=process.pid)
+            children = {worker: processes_with(child_mark(int(worker)).encode()) for worker in workers}
+            if len(workers) == jobs and all(len(found) >= 2 for found in children.values()):  # launcher and child
+                break
+            time.sleep(0.1)
+        assert len(workers) == jobs, "not every worker started"
+        placed = {worker: {frozenset(os.sched_getaffinity(int(pid))) for pid in [worker, *children[worker]]}
+                  for worker in workers}
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    if more_jobs_than_cores:  # more workers than cores: the system places them
+        assert all(found == {frozenset(cores)} for found in placed.values()), placed
+    else:
+        assert all(len(found) == 1 for found in placed.values()), placed  # the children with their worker
+        assert sorted(core for found in placed.values() for cpus in found for core in cpus) == cores[:jobs], placed
+
+
 def test_student_ids_never_collide_and_cells_are_never_formulas(tmp_path):
     folder = tmp_path / "submissions"
     (folder / "bob").mkdir(parents=True)

@@ -6,6 +6,13 @@ happens in worker processes that are themselves only grading processes (the
 students' code runs in their children, as always); a worker that crashes or
 hangs costs only the student it was grading, and is replaced.
 
+When there are at least as many cores as workers, each worker runs on a core
+of its own, and the children it starts (the students' code) on the same core:
+a worker and its children hand requests and replies back and forth hundreds of
+times a submission, and waking a process on another core costs far more than
+the work of a reply, most of all in a virtual machine. Spread over the cores
+they would also crowd the other workers.
+
 Every report is written atomically as soon as it is done, with the hash of
 the submission's content and the settings it was graded with, so an
 interrupted batch restarted with the same arguments skips every student
@@ -113,12 +120,27 @@ def cached(student: Student, reports: Path, settings: dict) -> dict | None:
     return None
 
 
-class Worker:
-    """A grading process that takes one submission at a time (see ``grader.staff.batch_process``)."""
+def cores() -> list[int]:
+    """The cores this process may run on: the machine's, less any that ``taskset`` or a
+    container's cpuset took away (Linux tells; elsewhere, every core counts)."""
+    if hasattr(os, "sched_getaffinity"):
+        return sorted(os.sched_getaffinity(0))
+    return list(range(os.cpu_count() or 1))
 
-    def __init__(self):
+
+class Worker:
+    """A grading process that takes one submission at a time (see ``grader.staff.batch_process``),
+    on ``core`` alone if one is given, with every process it starts."""
+
+    def __init__(self, core: int | None = None):
         self.process = subprocess.Popen([sys.executable, "-m", "grader.staff.batch_process"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.core = core
+        if core is not None:
+            try:  # before its first submission, so that everything it starts inherits the core
+                os.sched_setaffinity(self.process.pid, {core})
+            except OSError:  # the core went offline, or the process is already gone: it runs unpinned
+                self.core = None
         self.student: Student | None = None
         self.deadline = 0.0
         self.buffer = b""
@@ -167,6 +189,9 @@ class Pool:
 
     def __init__(self, jobs: int, task: Task, done):
         self.jobs, self.task, self.done = jobs, task, done
+        available = cores()
+        # one core per worker, when there are enough, and the system lets a process choose
+        self.cores = available if hasattr(os, "sched_setaffinity") and jobs <= len(available) else []
         self.queue: list[Student] = []
         self.workers: list[Worker] = []
         self.selector = selectors.DefaultSelector()
@@ -183,7 +208,8 @@ class Pool:
                 self.retire(worker)
 
     def start(self) -> Worker:
-        worker = Worker()
+        taken = {w.core for w in self.workers}
+        worker = Worker(next((core for core in self.cores if core not in taken), None))
         self.selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
         self.workers.append(worker)
         return worker
