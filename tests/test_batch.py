@@ -182,7 +182,7 @@ def test_a_dying_grading_process_costs_only_its_student(tmp_path):
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="only Linux lets a process choose its cores")
 @pytest.mark.parametrize("more_jobs_than_cores", [False, True])
-def test_each_worker_and_its_children_keep_to_a_core_of_their_own(tmp_path, more_jobs_than_cores):
+def test_each_worker_and_its_children_keep_to_a_core_of_their_own_as_batch_work(tmp_path, more_jobs_than_cores):
     cores = sorted(os.sched_getaffinity(0))
     jobs = len(cores) + 1 if more_jobs_than_cores else min(len(cores), 2)
     folder = tmp_path / "submissions"
@@ -203,9 +203,11 @@ def test_each_worker_and_its_children_keep_to_a_core_of_their_own(tmp_path, more
         assert len(workers) == jobs, "not every worker started"
         placed = {worker: {frozenset(os.sched_getaffinity(int(pid))) for pid in [worker, *children[worker]]}
                   for worker in workers}
+        policies = {os.sched_getscheduler(int(pid)) for worker in workers for pid in [worker, *children[worker]]}
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+    assert policies == {os.SCHED_BATCH}  # a reply wakes the worker without taking the core from its child
     if more_jobs_than_cores:  # more workers than cores: the system places them
         assert all(found == {frozenset(cores)} for found in placed.values()), placed
     else:

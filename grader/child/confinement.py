@@ -121,9 +121,15 @@ SYSCALLS = {
 }
 
 
+LOADED: dict[str, ctypes.CDLL] = {}
+
+
 def libc() -> ctypes.CDLL:
-    """The C library, with ``errno`` kept for ``check``."""
-    return ctypes.CDLL(None, use_errno=True)
+    """The C library, with ``errno`` kept for ``check``: loaded once, so that each of its functions
+    is looked up once too (a child makes dozens of calls, and each lookup costs more than the call)."""
+    if "libc" not in LOADED:
+        LOADED["libc"] = ctypes.CDLL(None, use_errno=True)
+    return LOADED["libc"]
 
 
 def check(result: int, what: str) -> None:

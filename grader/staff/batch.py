@@ -11,7 +11,10 @@ of its own, and the children it starts (the students' code) on the same core:
 a worker and its children hand requests and replies back and forth hundreds of
 times a submission, and waking a process on another core costs far more than
 the work of a reply, most of all in a virtual machine. Spread over the cores
-they would also crowd the other workers.
+they would also crowd the other workers. For the same reason workers and their
+children are scheduled as batch work (``SCHED_BATCH``): a reply wakes the worker
+without taking the core from the child, which goes on to the next request, and
+the worker then judges the replies that came meanwhile together.
 
 Every report is written atomically as soon as it is done, with the hash of
 the submission's content and the settings it was graded with, so an
@@ -136,8 +139,14 @@ class Worker:
         self.process = subprocess.Popen([sys.executable, "-m", "grader.staff.batch_process"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.core = core
+        # Before its first submission, so that everything it starts inherits both.
+        if hasattr(os, "SCHED_BATCH"):
+            try:
+                os.sched_setscheduler(self.process.pid, os.SCHED_BATCH, os.sched_param(0))
+            except OSError:  # the process is already gone: its student fails as it would anyway
+                pass
         if core is not None:
-            try:  # before its first submission, so that everything it starts inherits the core
+            try:
                 os.sched_setaffinity(self.process.pid, {core})
             except OSError:  # the core went offline, or the process is already gone: it runs unpinned
                 self.core = None
