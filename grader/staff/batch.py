@@ -228,13 +228,17 @@ class Pool:
         worker.stop()
         self.workers.remove(worker)
 
-    def finish(self, worker: Worker, report: dict) -> None:
-        """Record the student's report and give the worker the next student."""
+    def handed_back(self, worker: Worker) -> Student:
+        """The student ``worker`` is done with; the worker already has the next one, if any, so that
+        it grades while the report is read and written (``write_atomically`` waits for the disk)."""
         student, worker.student = worker.student, None
-        student.report = report
-        self.done(student)
         if self.queue:
             worker.give(self.queue.pop(0), self.task)
+        return student
+
+    def record(self, student: Student, report: dict) -> None:
+        student.report = report
+        self.done(student)
 
     def replace(self, worker: Worker, why: str) -> None:
         """A worker died or overran: its student fails with ``why``, a fresh worker takes over."""
@@ -243,7 +247,7 @@ class Pool:
         if student is not None:
             replacement = self.start()
             replacement.student = student
-            self.finish(replacement, failure("grader-failed", why))
+            self.record(self.handed_back(replacement), failure("grader-failed", why))
 
     def poll(self) -> None:
         for key, _ in self.selector.select(timeout=0.5):
@@ -255,11 +259,12 @@ class Pool:
             worker.buffer += chunk
             while b"\n" in worker.buffer and worker.student is not None:
                 line, _, worker.buffer = worker.buffer.partition(b"\n")
+                student = self.handed_back(worker)
                 try:
                     reply = json.loads(line)
                 except ValueError:
                     reply = failure("grader-failed", "the grading process answered garbage")
-                self.finish(worker, reply)
+                self.record(student, reply)
         for worker in [w for w in self.workers if w.student is not None and time.monotonic() > w.deadline]:
             self.replace(worker, "grading took far longer than its time limits allow")
 
