@@ -1,7 +1,8 @@
 """The ``micrograde`` command.
 
 Exit status: 0 full marks; 1 points were lost; 2 bad invocation or input that
-cannot be graded; 3 an internal error of the grader itself. Errors are one
+cannot be graded; 3 an internal error of the grader itself, or a machine that
+cannot start the submission's sandboxed process. Errors are one
 line on stderr, never a traceback (``MICROGRADE_DEBUG=1`` shows it).
 """
 
@@ -252,11 +253,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("micrograde: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # the grader's own bug: say so in one line
+    except Exception as exc:  # the grader's own bug, or its machine's: say so in one line
         if os.environ.get("MICROGRADE_DEBUG"):
             raise
-        print(f"micrograde: internal error: {type(exc).__name__}: {exc} "
-              "(set MICROGRADE_DEBUG=1 for details)", file=sys.stderr)
+        from grader.child.launching import LauncherError
+
+        if isinstance(exc, LauncherError):
+            print(f"micrograde: this machine could not run the submission's process: {exc}; nothing was "
+                  "graded (the submission is not at fault; MICROGRADE_SANDBOX=none grades without the "
+                  "namespace sandbox)", file=sys.stderr)
+        else:
+            print(f"micrograde: internal error: {type(exc).__name__}: {exc} "
+                  "(set MICROGRADE_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_INTERNAL
 
 
