@@ -362,7 +362,7 @@ def observe(nodes, attr):
     return values
 
 
-def held(iface, node, nodes):
+def operand_positions(iface, node, nodes):
     """Which of ``nodes`` (their positions) the student's ``node`` holds as its operands, by identity."""
     operands = iface.children(node)
     return [j for j, w in enumerate(nodes) if any(c is w for c in operands)]
@@ -389,7 +389,7 @@ def op_case(api, request):
         propagate(iface, nodes[-1], nodes)
         grads = observe(nodes, "grad")
         # For each student node, which of the request's nodes its children hold (by identity).
-        children = [held(iface, v, nodes) if spec[0] == "student" else None
+        children = [operand_positions(iface, v, nodes) if spec[0] == "student" else None
                     for v, spec in zip(nodes, request["nodes"])]
         phase = "forward"
         probes = [probe(iface, node, args) for node, args in request["probes"]]
