@@ -83,6 +83,7 @@ attempt("network socket", lambda: socket.socket(socket.AF_INET))
 attempt("kill the parent", lambda: os.kill(parent, 0))
 attempt("kill every process", lambda: os.kill(-1, 0))
 attempt("real-time scheduling", lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1)))
+attempt("leave its core", lambda: os.sched_setaffinity(0, range(os.cpu_count())))
 attempt("set a resource limit", lambda: resource.setrlimit(resource.RLIMIT_NOFILE,
                                                           resource.getrlimit(resource.RLIMIT_NOFILE)))
 attempt("memfd", raw("memfd_create", b"x", 0))
@@ -110,7 +111,7 @@ REFUSED = (
     "remount root read-write", "unmount /proc", "mount a tmpfs", "pivot_root", "unshare a user namespace", "setns",
     "ptrace the parent", "pidfd_open the parent", "bpf", "keyctl", "clone a process", "fork", "fork_exec", "execve",
     "unix socket", "network socket", "kill the parent", "kill every process", "real-time scheduling",
-    "set a resource limit", "memfd", "mkfifo", "mknod", "chown", "setxattr",
+    "leave its core", "set a resource limit", "memfd", "mkfifo", "mknod", "chown", "setxattr",
 )
 
 

@@ -24,7 +24,8 @@ each step needing the privileges the next one gives up:
    solution needs and every escape needs: mounting, namespaces, tracing,
    keyrings, BPF, new processes and programs, sockets, signals to any other
    process, device nodes and FIFOs, ownership and extended attributes,
-   real-time scheduling, raising resource limits.
+   real-time scheduling, leaving the cores the grader gave it, raising
+   resource limits.
 
 Steps 2 to 4 also apply without namespaces (``MICROGRADE_SANDBOX=none`` or a
 machine without them), as far as the kernel allows. ``apply`` reports which
@@ -71,8 +72,8 @@ REFUSED = (
     "keyctl", "add_key", "request_key", "fork", "vfork", "execve", "execveat", "socket", "socketpair",
     "mknod", "mknodat", "chown", "fchown", "lchown", "fchownat", "setxattr", "lsetxattr", "fsetxattr",
     "removexattr", "lremovexattr", "fremovexattr", "sched_setscheduler", "sched_setparam", "sched_setattr",
-    "ioprio_set", "setrlimit", "io_uring_setup", "io_uring_enter", "io_uring_register", "memfd_create",
-    "memfd_secret", "shmget", "msgget", "semget", "open_by_handle_at", "name_to_handle_at", "quotactl",
+    "sched_setaffinity", "ioprio_set", "setrlimit", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "memfd_create", "memfd_secret", "shmget", "msgget", "semget", "open_by_handle_at", "name_to_handle_at", "quotactl",
     "acct", "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
     "delete_module", "settimeofday", "clock_settime", "adjtimex", "clock_adjtime", "sethostname",
     "setdomainname", "syslog", "vhangup", "iopl", "ioperm",
@@ -85,7 +86,8 @@ SYSCALLS = {
         "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62,
         "semget": 64, "msgget": 68, "shmget": 29, "chown": 92, "fchown": 93, "lchown": 94, "ptrace": 101,
         "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "sched_setparam": 142,
-        "sched_setscheduler": 144, "vhangup": 153, "pivot_root": 155, "adjtimex": 159, "setrlimit": 160,
+        "sched_setscheduler": 144, "sched_setaffinity": 203, "vhangup": 153, "pivot_root": 155,
+        "adjtimex": 159, "setrlimit": 160,
         "chroot": 161, "acct": 163, "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167,
         "swapoff": 168, "reboot": 169, "sethostname": 170, "setdomainname": 171, "iopl": 172, "ioperm": 173,
         "init_module": 175, "delete_module": 176, "quotactl": 179, "setxattr": 188, "lsetxattr": 189,
@@ -105,7 +107,8 @@ SYSCALLS = {
         "fremovexattr": 16, "ioprio_set": 30, "mknodat": 33, "umount2": 39, "mount": 40, "pivot_root": 41,
         "chroot": 51, "fchownat": 54, "fchown": 55, "vhangup": 58, "quotactl": 60, "acct": 89,
         "unshare": 97, "kexec_load": 104, "init_module": 105, "delete_module": 106, "clock_settime": 112,
-        "syslog": 116, "ptrace": 117, "sched_setparam": 118, "sched_setscheduler": 119, "kill": 129,
+        "syslog": 116, "ptrace": 117, "sched_setparam": 118, "sched_setscheduler": 119,
+        "sched_setaffinity": 122, "kill": 129,
         "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "reboot": 142, "sethostname": 161,
         "setdomainname": 162, "setrlimit": 164, "settimeofday": 170, "adjtimex": 171, "msgget": 186,
         "semget": 190, "shmget": 194, "socket": 198, "socketpair": 199, "keyctl": 219, "add_key": 217,
