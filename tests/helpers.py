@@ -23,7 +23,7 @@ def micrograde(*args: str, cwd: Path | None = None, timeout: float = 120,
 def parent_of(pid: str) -> int | None:
     """The parent pid of process ``pid`` (None if it is gone)."""
     try:
-        return int((Path("/proc") / pid / "stat").read_text().rpartition(")")[2].split()[1])
+        return command_state_parent(pid)[2]
     except (OSError, ValueError):
         return None
 

@@ -349,17 +349,7 @@ def stored_or_none(obj, name):
 
 def observe(nodes, attr):
     """Every node's stored ``attr``, as the report shows it; ``None`` for plain numbers."""
-    values = []
-    for v in nodes:
-        if isinstance(v, (int, float)):
-            values.append(None)
-            continue
-        try:
-            value = stored(v, attr)
-        except AttributeError:
-            value = None
-        values.append(number(value))
-    return values
+    return [None if isinstance(v, (int, float)) else number(stored_or_none(v, attr)) for v in nodes]
 
 
 def operand_positions(iface, node, nodes):
