@@ -17,9 +17,9 @@ __all__ = ["Options", "check", "grade_file", "load_config"]
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from grader.exercise.config import Config
     from grader.grade import Options
     from grader.report.model import Report
-    from grader.spec.config import Config
     from grader.student import Feedback
 
 
@@ -39,7 +39,7 @@ def grade_file(path: Path, options: Options | None = None) -> Report:
 
 def load_config(path: Path | None) -> Config:
     """A course configuration (``micrograde.toml`` or a ``pyproject.toml``); ``None`` gives the default."""
-    from grader.spec.config import load
+    from grader.exercise.config import load
 
     return load(path)
 

@@ -82,15 +82,15 @@ def exercise_of(args: argparse.Namespace):
 
     Without ``--config``, a ``micrograde.toml`` in the current directory is the course's
     (a course repository carries it, so students and its CI grade alike); else the default."""
-    from grader.spec.config import load
-    from grader.spec.exercise import Exercise
+    from grader.exercise.config import load
+    from grader.exercise.targets import Exercise
 
     found = Path("micrograde.toml")
     return Exercise(load(args.config or (found if found.is_file() else None)))
 
 
 def run_scaffold(args: argparse.Namespace) -> int:
-    from grader.spec.scaffold import write_scaffold
+    from grader.staff.scaffold import write_scaffold
 
     for path in write_scaffold(exercise_of(args), args.directory):
         print(path)

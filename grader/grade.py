@@ -19,6 +19,11 @@ from grader.child import launching, sandbox
 from grader.child.process import WorkerLost
 from grader.child.session import Session
 from grader.diagnosis import blame, equality, feedback, missing, rules
+from grader.exercise import config as course_config
+from grader.exercise import ops
+from grader.exercise.cases import Check, TrainCase
+from grader.exercise.config import Config
+from grader.exercise.targets import Exercise, Target
 from grader.judging.judge import (
     MODEL_INPUTS,
     MODEL_LAYERS,
@@ -32,11 +37,6 @@ from grader.judging.judge import (
 )
 from grader.judging.plan import plan_backward, plan_op
 from grader.report.model import CheckResult, Diagnosis, Report
-from grader.spec import config as course_config
-from grader.spec import ops
-from grader.spec.cases import Check, TrainCase
-from grader.spec.config import Config
-from grader.spec.exercise import Exercise, Target
 from grader.submission import shape
 from grader.submission.errors import InputError
 from grader.submission.notebook import SKIP_TAG, first_line

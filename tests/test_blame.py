@@ -13,8 +13,8 @@ import nbformat
 import pytest
 
 from grader.diagnosis.blame import TrainShape, attaches_backward, blame, train_shape, written
+from grader.exercise.cases import TrainCase, a, b, case
 from grader.judging.judge import Verdict
-from grader.spec.cases import TrainCase, a, b, case
 from grader.submission.source import read_submission
 
 SOLUTION = (Path(__file__).parent / "corpus" / "solution.py").read_text()

@@ -27,9 +27,9 @@ from grader.child import sandbox
 from grader.child.code import child_mark
 from grader.child.process import WorkerLost
 from grader.child.session import Session
+from grader.exercise.cases import Case
 from grader.grade import Options, grade
 from grader.judging.plan import plan_op
-from grader.spec.cases import Case
 from grader.submission import source
 from grader.submission.errors import InputError
 from grader.submission.source import read_submission

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
+from grader.exercise.config import load
 from grader.grade import Options, grade
-from grader.spec.config import load
 
 CORPUS = Path(__file__).parent / "corpus"
 SOLUTION = (CORPUS / "solution.py").read_text()

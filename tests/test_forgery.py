@@ -17,10 +17,10 @@ from helpers import SOLUTION, micrograde
 import reference
 from grader.child import harness
 from grader.child.process import parse_reply, read_reply
+from grader.exercise.cases import Case, TrainCase
 from grader.grade import Options, grade
 from grader.judging import judge
 from grader.judging.plan import plan_op
-from grader.spec.cases import Case, TrainCase
 
 ATTACKS = Path(__file__).parent / "attacks"
 OPS = ("add", "mul", "pow", "tanh", "backward")

@@ -9,10 +9,10 @@ from helpers import SOLUTION
 
 from grader.child.process import WINDOW_BYTES, WorkerLost
 from grader.child.session import Session
+from grader.exercise.cases import Case
 from grader.grade import Options
 from grader.judging.judge import Tolerance, judge_op
 from grader.judging.plan import plan_op
-from grader.spec.cases import Case
 from grader.submission.source import read_submission
 
 # __add__ kills its own process when it meets a = 3

@@ -11,8 +11,8 @@ from helpers import ROOT, SOLUTION
 from recipes import run_recipe
 from test_ci_formats import BUGGY
 
-from grader.spec.config import default
-from grader.spec.exercise import Exercise
+from grader.exercise.config import default
+from grader.exercise.targets import Exercise
 
 
 def pytest_micrograde(tmp_path, submission) -> tuple[subprocess.CompletedProcess, ET.Element]:

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference
+from grader.exercise.expr import Expr, evaluate, leaf_names
 from grader.search.strategies import expressions
-from grader.spec.expr import Expr, evaluate, leaf_names
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None)
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS, ROOT, SOLUTION
 
+from grader.exercise.config import default
+from grader.exercise.targets import Exercise
 from grader.grade import grade
 from grader.search import replay
 from grader.search.replay import ReplayCache
-from grader.spec.config import default
-from grader.spec.exercise import Exercise
 
 MUTANTS = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
 SEARCHED = {"add", "mul", "pow", "tanh", "backward"}  # the targets with a generated check

@@ -9,9 +9,9 @@ import pytest
 
 from grader.diagnosis import feedback, rules
 from grader.diagnosis.blame import TrainShape
+from grader.exercise.cases import Case, Check, TrainCase, a, b, c, case
 from grader.grade import Options, grade
 from grader.judging.judge import Verdict, parameter_name
-from grader.spec.cases import Case, Check, TrainCase, a, b, c, case
 
 
 def grads_wrong(*cases, faults=frozenset()) -> list[Verdict]:

@@ -6,11 +6,11 @@ import zlib
 
 import pytest
 
+from grader.exercise.cases import Case, case
+from grader.exercise.expr import features, leaf, safe_domain
 from grader.judging.judge import Verdict
 from grader.search import engine, shrink
 from grader.search.strategies import expressions
-from grader.spec.cases import Case, case
-from grader.spec.expr import features, leaf, safe_domain
 
 a, b, c = leaf("a"), leaf("b"), leaf("c")
 

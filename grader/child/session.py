@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from grader.child.process import Streams, Worker, WorkerLost, captured_output
-from grader.spec.exercise import Exercise
+from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
 STARTUP_SECONDS = 5.0  # what starting one child may take on a loaded machine, beyond its time limits

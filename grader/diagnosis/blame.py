@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from grader.child.harness import CHILDREN_NAMES
+from grader.exercise import ops
+from grader.exercise.expr import operands
 from grader.judging.judge import Verdict, close
-from grader.spec import ops
-from grader.spec.expr import operands
 from grader.submission.source import Location, Submission
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

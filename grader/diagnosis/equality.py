@@ -14,10 +14,10 @@ from __future__ import annotations
 import ast
 
 from grader.diagnosis import feedback
+from grader.exercise.expr import forward_values
+from grader.exercise.ops import method_name
 from grader.judging.judge import Verdict
 from grader.report.model import Report
-from grader.spec.expr import forward_values
-from grader.spec.ops import method_name
 from grader.submission.source import Location, SourceFile, Submission
 
 CAUSE = {

@@ -6,11 +6,11 @@ Messages describe behaviour and ideas, never the code that fixes them.
 from __future__ import annotations
 
 from grader.diagnosis.rules import UNUSABLE
+from grader.exercise.cases import Case, TrainCase
+from grader.exercise.ops import method_name
 from grader.judging.judge import Verdict
 from grader.report.graph import mermaid, svg
 from grader.report.model import Counterexample, fmt
-from grader.spec.cases import Case, TrainCase
-from grader.spec.ops import method_name
 
 WHAT = {
     "not-implemented": "{method} is not written yet: it still raises NotImplementedError, or is missing.",

@@ -10,9 +10,9 @@ same function are one problem, said once: ``nested-definition``.
 from __future__ import annotations
 
 from grader.diagnosis import feedback
+from grader.exercise.ops import OPS, method_name
+from grader.exercise.targets import Exercise
 from grader.report.model import Diagnosis, Report
-from grader.spec.exercise import Exercise
-from grader.spec.ops import OPS, method_name
 from grader.submission import shape
 from grader.submission.source import Submission
 

@@ -11,8 +11,8 @@ that shows it.
 from __future__ import annotations
 
 from grader.diagnosis.blame import TrainShape
+from grader.exercise.expr import features, operands
 from grader.judging.judge import Verdict
-from grader.spec.expr import features, operands
 
 
 def smallest(verdicts: list[Verdict]) -> Verdict:

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import reference
+from grader.exercise import ops
+from grader.exercise.cases import Case, Check
+from grader.exercise.expr import Expr, build_values, evaluate, leaf_names, observe, operands
 from grader.judging.plan import OpPlan
-from grader.spec import ops
-from grader.spec.cases import Case, Check
-from grader.spec.expr import Expr, build_values, evaluate, leaf_names, observe, operands
 
 REL_TOL = 1e-6  # against the reference: far above rounding, far below any real bug
 FD_TOL = 1e-4  # against finite differences, whose own error is about 1e-9

@@ -16,9 +16,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from grader.spec import ops
-from grader.spec.cases import Case
-from grader.spec.expr import Expr, exponent, forward_values, operands
+from grader.exercise import ops
+from grader.exercise.cases import Case
+from grader.exercise.expr import Expr, exponent, forward_values, operands
 
 
 def step(x: float) -> float:

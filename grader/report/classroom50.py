@@ -17,8 +17,8 @@ import json
 import os
 from collections.abc import Mapping
 
+from grader.exercise.ops import method_name
 from grader.report.model import Report, printable_tree
-from grader.spec.ops import method_name
 
 SCHEMA = "classroom50/result/v1"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from grader.exercise.ops import method_name
 from grader.report.model import Report, printable_tree
-from grader.spec.ops import method_name
 
 
 def render_gradescope(report: Report, execution_time: float = 0.0) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from grader.spec.expr import Expr, node_symbol, operands
+from grader.exercise.expr import Expr, node_symbol, operands
 
 
 def _fmt(x: object) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from grader.exercise.ops import method_name
 from grader.report.model import Report, fmt, printable
-from grader.spec.ops import method_name
 from grader.submission.source import Location
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")

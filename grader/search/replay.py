@@ -35,12 +35,12 @@ import tempfile
 from pathlib import Path
 
 import grader
-from grader.spec.cases import Case
-from grader.spec.ops import OPS
+from grader.exercise.cases import Case
+from grader.exercise.ops import OPS
 
 FORMAT = 3
 MAX_BYTES = 1024 * 1024  # an opening is a few kilobytes; a bigger file is not ours
-SOURCES = Path(grader.__file__).parent  # the code the examples depend on: spec/ and search/
+SOURCES = Path(grader.__file__).parent  # the code the examples depend on: exercise/ and search/
 # What follows the kind in each kind of node.
 KINDS = {"leaf": ("name",), "const": ("number",),
          **{op.name: ("index",) * op.arity + ("number",) * op.exponent for op in OPS.values()}}
@@ -96,7 +96,7 @@ def fingerprint() -> str:
         version = Path(location) / "version.py"
         if version.is_file():
             digest.update(version.read_bytes())
-    for path in sorted([*(SOURCES / "spec").glob("*.py"), *(SOURCES / "search").glob("*.py")]):
+    for path in sorted([*(SOURCES / "exercise").glob("*.py"), *(SOURCES / "search").glob("*.py")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

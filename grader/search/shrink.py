@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from grader.exercise.cases import Case
+from grader.exercise.expr import Expr, exponent, operands, prune, safe_domain, with_operands
+from grader.exercise.ops import OPS
+from grader.exercise.space import CONSTANTS, EXPONENTS, INPUTS, NAMES
 from grader.judging.judge import Verdict
-from grader.spec.cases import Case
-from grader.spec.expr import Expr, exponent, operands, prune, safe_domain, with_operands
-from grader.spec.ops import OPS
-from grader.spec.space import CONSTANTS, EXPONENTS, INPUTS, NAMES
 
 BUDGET = 120  # cases tried after the first failure, so shrinking stays quick
 CHUNK = 8  # candidates sent to the child at once

@@ -16,10 +16,10 @@ import functools
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from grader.spec.cases import Case
-from grader.spec.expr import Expr, prune, safe_domain
-from grader.spec.ops import CLASSIC, OPS
-from grader.spec.space import EXPONENTS, INPUTS, NAMES, OTHER_OPERAND
+from grader.exercise.cases import Case
+from grader.exercise.expr import Expr, prune, safe_domain
+from grader.exercise.ops import CLASSIC, OPS
+from grader.exercise.space import EXPONENTS, INPUTS, NAMES, OTHER_OPERAND
 
 
 def _operations(kinds: tuple[str, ...]) -> st.SearchStrategy:

@@ -40,8 +40,8 @@ from pathlib import Path
 
 from grader import __version__
 from grader.child.session import STARTUP_SECONDS
-from grader.spec.config import load
-from grader.spec.exercise import Exercise
+from grader.exercise.config import load
+from grader.exercise.targets import Exercise
 from grader.staff.gradebook import grades_csv, lms_csv
 from grader.staff.summary import summarise, summary_html, summary_markdown
 

@@ -10,8 +10,8 @@ import os
 import sys
 from pathlib import Path
 
+from grader.exercise.config import load
 from grader.grade import Options, grade
-from grader.spec.config import load
 from grader.staff.batch import failure
 from grader.submission.errors import InputError
 

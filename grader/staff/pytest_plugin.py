@@ -59,8 +59,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     path = config.getoption("micrograde")
     if path is None:
         return
+    from grader.exercise.config import load
     from grader.grade import Options, grade
-    from grader.spec.config import load
     from grader.submission.errors import InputError
 
     try:

@@ -9,7 +9,7 @@ import string
 import zipfile
 from pathlib import Path
 
-from grader.spec.exercise import Exercise
+from grader.exercise.targets import Exercise
 
 HERE = Path(__file__).resolve().parent
 PROJECT_FILES = ("pyproject.toml", "README.md")

@@ -21,13 +21,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.spec.ops import OPS
+from grader.exercise.ops import OPS
 from grader.submission.errors import InputError
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 
 if TYPE_CHECKING:
-    from grader.spec.config import Config
+    from grader.exercise.config import Config
 
 ROLES = {"Value": "Value", "train_step": "train_step"}  # each role's name in the classic exercise
 

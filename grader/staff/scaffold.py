@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.spec.exercise import Exercise
-from grader.spec.ops import OPS
+from grader.exercise.ops import OPS
+from grader.exercise.targets import Exercise
 
 # The classic four keep the words students have always read; other ops' docstrings
 # are made from their summary and rule.

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.spec import ops
-from grader.spec.cases import Check, checks_for
-from grader.spec.config import Config
+from grader.exercise import ops
+from grader.exercise.cases import Check, checks_for
+from grader.exercise.config import Config
 
 
 @dataclass(frozen=True)

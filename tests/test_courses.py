@@ -1,4 +1,4 @@
-"""The exercise spec and course configurations: other ops, other targets, hidden checks, the scaffold."""
+"""Course configurations: other ops, other targets, hidden checks, the scaffold."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import pytest
 from helpers import CORPUS, ROOT, micrograde
 
 import reference
+from grader.exercise import config as course_config
+from grader.exercise.cases import checks_for
+from grader.exercise.expr import evaluate, render
+from grader.exercise.ops import OPS
+from grader.exercise.targets import Exercise
 from grader.judging.judge import Tolerance, judge_op
 from grader.judging.plan import plan_op
-from grader.spec import config as course_config
-from grader.spec.cases import checks_for
-from grader.spec.exercise import Exercise
-from grader.spec.expr import evaluate, render
-from grader.spec.ops import OPS
-from grader.spec.scaffold import scaffold_files
+from grader.staff.scaffold import scaffold_files
 
 COURSES = Path(__file__).parent / "courses"
 KARPATHY = Path(__file__).parent / "realstyle" / "karpathy_engine.py"  # karpathy/micrograd's engine and nn

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from grader.spec.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render
-from grader.spec.ops import OPS
-from grader.spec.space import CONSTANTS, EXPONENTS, INPUTS
+from grader.exercise.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render
+from grader.exercise.ops import OPS
+from grader.exercise.space import CONSTANTS, EXPONENTS, INPUTS
 
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 

@@ -1,7 +1,7 @@
 """Expressions the grader asks a submission to compute, as plain data.
 
 An expression is a tuple of nodes in topological order, the last node being
-the root: ``("leaf", name)``, ``("const", number)``, or an op of ``grader.spec.ops``
+the root: ``("leaf", name)``, ``("const", number)``, or an op of ``grader.exercise.ops``
 with the indices of its operands (``("mul", 0, 1)`` multiplies nodes 0 and 1) and,
 for ``pow``, its exponent (``("pow", 0, 2.0)``). Because nodes refer to earlier nodes by index, one node can be
 used many times: expressions are DAGs, which is what exposes gradient bugs
@@ -17,7 +17,7 @@ import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from grader.spec import ops
+from grader.exercise import ops
 
 Node = tuple
 Expr = tuple[Node, ...]

@@ -17,8 +17,8 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from grader.spec import ops
-from grader.spec.cases import checks_for
+from grader.exercise import ops
+from grader.exercise.cases import checks_for
 from grader.submission.errors import InputError
 
 DEFAULT = """\
