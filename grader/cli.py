@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the grader's own bug, or its machine's: say so in one line
         if os.environ.get("MICROGRADE_DEBUG"):
             raise
-        from grader.child.launching import LauncherError
+        from grader.child.launcher import LauncherError
 
         if isinstance(exc, LauncherError):
             print(f"micrograde: this machine could not run the submission's process: {exc}; nothing was "

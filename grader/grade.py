@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.child import launching, sandbox
-from grader.child.process import WorkerLost
+from grader.child import launcher, sandbox
 from grader.child.session import Session
+from grader.child.worker import WorkerLost
 from grader.diagnosis import blame, equality, feedback, missing, rules
 from grader.exercise import config as course_config
 from grader.exercise import ops
@@ -375,7 +375,7 @@ def merge_interface_problems(report: Report, constructor: Location | None) -> No
 
 
 def session_sandbox(session: Session) -> dict:
-    return launching.detect().to_json(session.confinement)
+    return launcher.detect().to_json(session.confinement)
 
 
 def grade(path: Path, options: Options | None = None) -> Report:

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.child import launching
+from grader.child import launcher
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -13,8 +13,8 @@ def mode(request, monkeypatch):
     """Each test twice: in the strongest sandbox this machine offers, and with namespaces
     turned off (``MICROGRADE_SANDBOX=none``), which is what a machine without them gets."""
     monkeypatch.setenv("MICROGRADE_SANDBOX", request.param)
-    launching.detect.cache_clear()
-    if request.param == "auto" and not launching.detect().isolated:
-        pytest.skip(f"no namespaces on this machine: {launching.detect().detail}")
+    launcher.detect.cache_clear()
+    if request.param == "auto" and not launcher.detect().isolated:
+        pytest.skip(f"no namespaces on this machine: {launcher.detect().detail}")
     yield request.param
-    launching.detect.cache_clear()
+    launcher.detect.cache_clear()

@@ -16,7 +16,7 @@ import pytest
 from helpers import ROOT, SOLUTION, micrograde, processes_with
 from recipes import run_recipe
 
-from grader.child.code import child_mark
+from grader.child.shipping import child_mark
 
 OVERWRITE = SOLUTION.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad").replace(
     "other.grad += self.data * out.grad", "other.grad = self.data * out.grad")

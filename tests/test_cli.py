@@ -194,13 +194,13 @@ def test_copy_of_exercises_with_edited_py_files(tmp_path):
 def test_a_machine_that_cannot_start_the_child_is_said_so_in_one_line(monkeypatch, capsys):
     """The launcher dying or refusing a child is neither the submission's fault nor bad input."""
     from grader import cli
-    from grader.child import launching
+    from grader.child import launcher
 
     def refuse(child, *args, **kwargs):  # as asking a dead launcher for a child does
-        raise launching.LauncherError("the launcher is gone")
+        raise launcher.LauncherError("the launcher is gone")
 
     monkeypatch.delenv("MICROGRADE_DEBUG", raising=False)
-    monkeypatch.setattr(launching.Child, "__init__", refuse)
+    monkeypatch.setattr(launcher.Child, "__init__", refuse)
     assert cli.main(["grade", str(CORPUS / "solution.py")]) == 3
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -24,9 +24,9 @@ import pytest
 from helpers import ROOT, SOLUTION, micrograde, processes_with
 
 from grader.child import sandbox
-from grader.child.code import child_mark
-from grader.child.process import WorkerLost
 from grader.child.session import Session
+from grader.child.shipping import child_mark
+from grader.child.worker import WorkerLost
 from grader.exercise.cases import Case
 from grader.grade import Options, grade
 from grader.judging.plan import plan_op

@@ -15,8 +15,8 @@ import pytest
 from helpers import SOLUTION, micrograde
 
 import reference
-from grader.child import harness
-from grader.child.process import parse_reply, read_reply
+from grader.child.inside import harness
+from grader.child.worker import parse_reply, read_reply
 from grader.exercise.cases import Case, TrainCase
 from grader.grade import Options, grade
 from grader.judging import judge

@@ -18,7 +18,7 @@ import pytest
 from helpers import SOLUTION, parent_of, processes_with, unreaped_children
 
 import reference
-from grader.child.code import child_mark
+from grader.child.shipping import child_mark
 from grader.grade import Options, grade
 
 TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")

@@ -7,8 +7,8 @@ import time
 import pytest
 from helpers import SOLUTION
 
-from grader.child.process import WINDOW_BYTES, WorkerLost
 from grader.child.session import Session
+from grader.child.worker import WINDOW_BYTES, WorkerLost
 from grader.exercise.cases import Case
 from grader.grade import Options
 from grader.judging.judge import Tolerance, judge_op

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, processes_with
 
-from grader.child import launching, sandbox
+from grader.child import launcher, sandbox
 
 PROBE = r"""
 import ctypes, json, os, resource, signal, socket, subprocess, sys, types
@@ -117,14 +117,14 @@ REFUSED = (
 
 @pytest.fixture
 def box(mode):
-    return launching.detect()
+    return launcher.detect()
 
 
 def run_child(box: sandbox.Sandbox, program: str, argv: list[str], work: Path,
               cpu_seconds: int = 30) -> tuple[str, str]:
     """Have the launcher run ``python -c program`` as it runs every child, to its end; its output."""
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-    child = launching.Child(program, ["-c", *argv], (out.fileno(), err.fileno()), cwd=str(work),
+    child = launcher.Child(program, ["-c", *argv], (out.fileno(), err.fileno()), cwd=str(work),
                             env=sandbox.environment(str(work)), limits=sandbox.limits(cpu_seconds),
                             isolated=box.isolated)
     deadline = time.monotonic() + 60
@@ -147,7 +147,7 @@ def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
     os.chmod(targets["canary"], 0o600)
     Path(targets["copy"]).parent.mkdir()
     Path(targets["copy"]).write_bytes(Path(targets["reference"]).read_bytes())
-    confinement = (ROOT / "grader" / "child" / "confinement.py").read_text()
+    confinement = (ROOT / "grader" / "child" / "inside" / "confinement.py").read_text()
     stdout, stderr = run_child(box, PROBE, [confinement, json.dumps(box.plan(work.resolve())), json.dumps(targets)],
                                work)
     lines = [json.loads(line) for line in stdout.splitlines()]
@@ -188,8 +188,8 @@ def test_escapes_without_the_audit_hook(box, tmp_path, monkeypatch):
 
 def test_a_daemon_dies_with_its_sandbox(tmp_path):
     """Even were process creation allowed, the PID namespace takes every process down with the child."""
-    launching.detect.cache_clear()
-    box = launching.detect()
+    launcher.detect.cache_clear()
+    box = launcher.detect()
     if not box.isolated:
         pytest.skip(f"no namespaces on this machine: {box.detail}")
     mark = f"micrograde-escapee-{uuid.uuid4().hex}"
@@ -229,25 +229,25 @@ def test_limits_are_applied_to_an_executed_notebook():
 
 def test_turning_namespaces_off(monkeypatch):
     monkeypatch.setenv("MICROGRADE_SANDBOX", "none")
-    launching.detect.cache_clear()
+    launcher.detect.cache_clear()
     try:
-        box = launching.detect()
+        box = launcher.detect()
         assert box.mode == "limits"
         section = box.to_json({"filesystem": "shared with the grader", "capabilities_left": False,
                                "no_new_privs": True, "seccomp": True})
         assert section["processes_contained"] is False and section["tamper_proof"] is False
         assert "not tamper-proof" in sandbox.not_tamper_proof(section)
     finally:
-        launching.detect.cache_clear()
+        launcher.detect.cache_clear()
 
 
 def test_a_child_dies_with_its_launcher_and_the_next_gets_a_new_one(tmp_path):
-    box = launching.detect()
+    box = launcher.detect()
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-    child = launching.Child("import time; time.sleep(60)", ["-c"], (out.fileno(), err.fileno()), cwd=str(tmp_path),
+    child = launcher.Child("import time; time.sleep(60)", ["-c"], (out.fileno(), err.fileno()), cwd=str(tmp_path),
                             env=sandbox.environment(str(tmp_path)), limits=sandbox.limits(60), isolated=box.isolated)
     assert child.alive
-    first = launching.launcher().process
+    first = launcher.running().process
     first.kill()
     first.wait()
     deadline = time.monotonic() + 10
@@ -255,16 +255,16 @@ def test_a_child_dies_with_its_launcher_and_the_next_gets_a_new_one(tmp_path):
         time.sleep(0.02)
     assert not child.alive
     child.end()  # nothing left to end, and no error
-    assert launching.launcher().process is not first
+    assert launcher.running().process is not first
     assert run_child(box, "print('again')", [], tmp_path)[0] == "again\n"
 
 
 def test_a_child_that_cannot_be_set_up_is_the_machines_failure_not_a_crash(tmp_path):
     out = tempfile.TemporaryFile()
-    child = launching.Child("print('never')", ["-c"], (out.fileno(), out.fileno()), cwd=str(tmp_path / "gone"),
+    child = launcher.Child("print('never')", ["-c"], (out.fileno(), out.fileno()), cwd=str(tmp_path / "gone"),
                             env=sandbox.environment(str(tmp_path)), limits=sandbox.limits(5),
-                            isolated=launching.detect().isolated)
-    with pytest.raises(launching.LauncherError, match="could not be started: .*No such file or directory"):
+                            isolated=launcher.detect().isolated)
+    with pytest.raises(launcher.LauncherError, match="could not be started: .*No such file or directory"):
         child.started()
     assert not child.alive
     child.end()

@@ -1,293 +1,145 @@
-"""The process that starts every child of one grading process, by forking a warm interpreter.
+"""The grading process's side of the launcher (``grader/child/inside/forkserver.py``): one per process.
 
-Starting Python and importing what the harness and the confinement use costs
-about 30 ms; a batch worker starts two children per submission. So each
-grading process starts this program once (``grader.child.launching``), and it forks
-every child from itself: the interpreter is already up and those modules are
-already imported. It never runs or reads submission code, and holds nothing
-of the grader's: like the harness it imports only the standard library, and
-its code arrives compiled from the grading process.
-
-A child is started as ``unshare --fork --pid --kill-child`` and ``python -c``
-would start it, with every layer the grading process asks for:
-
-- a process of its own session, whose resource limits, working directory and
-  streams are set before anything runs, which dies with this process;
-- with namespaces, new PID, mount, network, IPC and UTS namespaces (and a user
-  namespace mapping the caller to root, when the caller is not root) made by
-  that process, which then forks the program as PID 1 of its PID namespace
-  and waits for it (it dies with its parent, and its namespace with it);
-- the program (the harness, or a test's program) run with the environment
-  and ``sys.argv`` asked for, its descriptors at 3, 4, ... in the order sent,
-  and nothing else open.
-
-Requests and replies are ``marshal``led dictionaries on a Unix socket that keeps
-message bounds (``SOCK_SEQPACKET``, or ``SOCK_DGRAM`` where there is none), shared
-only with the grading process; descriptors travel beside them.
-The reply to ``spawn`` comes once the namespaces exist (or with the reason
-they could not be made), so a machine that refuses them is never mistaken
-for a submission that crashed.
+The launcher is started on first use and lives as long as the grading process
+(it ends when its socket closes, and is killed if the grading process dies).
+Requests go in order and are answered in order; ``send`` returns a ticket and
+``reply`` waits for that ticket's answer, so that a child can be asked for
+before the launcher is even up, and its reply read only when it matters.
 """
 
-# What the harness, the confinement and the training engine import too (marked F401), so that
-# no child imports it again.
-import _json  # noqa: F401
-import _signal
-import _socket
-import _thread  # noqa: F401
-import ctypes
-import encodings.ascii  # noqa: F401
-import gc
-import itertools  # noqa: F401
+from __future__ import annotations
+
+import functools
 import marshal
-import math  # noqa: F401
-import operator  # noqa: F401
 import os
-import random  # noqa: F401
-import resource
-import struct  # noqa: F401
+import select
+import socket
+import subprocess
 import sys
-import threading  # noqa: F401
-import types  # noqa: F401
+from collections import deque
 
-PR_SET_PDEATHSIG, PR_SET_NAME, SIGKILL = 1, 15, 9
-CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
-CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
-NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
-MESSAGE_BYTES = 1 << 20
-MAX_DESCRIPTORS = 16
-FIRST_PASSED = 3  # the program's descriptors are 3, 4, ... in the order they were sent
-LINUX = sys.platform.startswith("linux")
-# closerange's end: past any descriptor a process here holds. Linux closes the range in one
-# system call; elsewhere each number is closed in turn, so only up to the launcher's own limit.
-ALL_DESCRIPTORS = 1 << 20 if LINUX else os.sysconf("SC_OPEN_MAX")
-PARENT_CHECK_SECONDS = 1.0  # without Linux's parent-death signal: how often to look for the grader
-LIBC = ctypes.CDLL(None, use_errno=True)
-PRCTL = getattr(LIBC, "prctl", None) if LINUX else None
-SUPERVISED = set()  # children whose program runs under a supervisor (see become_child), by pid
+from grader.child import sandbox
+from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, module_code
+
+MESSAGE_BYTES = 1 << 16
+REPLY_SECONDS = 30.0  # a launcher that takes longer to fork is broken, not slow
 
 
-def die_with_parent(parent=None):
-    """Be killed when the parent dies; leave now if it already was ``parent`` and is gone. (PID 1 of
-    a new PID namespace sees its parent as 0 and cannot tell: its parent only dies when killed with
-    the launcher, and the grading process it serves is gone then, so it meets the end of its input.)"""
-    if PRCTL is not None:
-        PRCTL(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
-    if parent is not None and os.getppid() != parent:
-        os._exit(1)
+class LauncherError(RuntimeError):
+    """The launcher could not start a child: the machine's fault, never the submission's."""
 
 
-def enter_namespaces():
-    """Move into new namespaces (this process's children into a new PID namespace)."""
-    uid, gid = os.geteuid(), os.getegid()
-    flags = NAMESPACES if uid == 0 else NAMESPACES | CLONE_NEWUSER
-    if LIBC.unshare(flags) != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, f"unshare: {os.strerror(error)}")
-    if uid != 0:  # be root inside, as the invoking user outside
-        for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
-            with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
-                handle.write(text)
+class Launcher:
+    """A running launcher and the replies it still owes."""
 
-
-def place(stdout, stderr, fds):
-    """Standard input from ``/dev/null``, the streams at 1 and 2, ``fds`` at 3, 4, ...; nothing else open."""
-    sources = [stdout, stderr, *fds]
-    targets = [1, 2, *range(FIRST_PASSED, FIRST_PASSED + len(fds))]
-    top = max(sources + targets) + 1
-    moved = [os.dup2(fd, top + i) for i, fd in enumerate(sources)]  # out of the way of every target
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-    for fd, target in zip(moved, targets):
-        os.dup2(fd, target)
-    os.closerange(targets[-1] + 1, ALL_DESCRIPTORS)
-
-
-def run(request):
-    """Become the program: ``python -c program *argv`` with the environment asked for.
-
-    The launcher's own names (``ctypes`` and the C library among them) are cleared
-    first: the program can walk its frames up into the launcher's, and must find
-    nothing there that the confinement takes away from it.
-    """
-    os.environ.clear()
-    os.environ.update(request["env"])
-    sys.argv[:] = request["argv"]
-    program = compile(request["program"], "<string>", "exec")
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    # The program runs below the launcher's frames: it gets the headroom it would have alone.
-    depth, frame = 0, sys._getframe()
-    while frame is not None:
-        depth, frame = depth + 1, frame.f_back
-    sys.setrecursionlimit(sys.getrecursionlimit() + depth)
-    del frame
-    exit_now, interpreter = os._exit, sys
-    globals().clear()
-    code = 0
-    try:
-        exec(program, namespace)
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-    except BaseException as exc:  # noqa: BLE001 - as python -c reports it
-        interpreter.excepthook(type(exc), exc, exc.__traceback__)
-        code = 1
-    for stream in (interpreter.stdout, interpreter.stderr):
+    def __init__(self) -> None:
+        # Messages keep their bounds either way; macOS has no SOCK_SEQPACKET for Unix sockets.
+        kind = socket.SOCK_SEQPACKET if sys.platform.startswith("linux") else socket.SOCK_DGRAM
+        ours, theirs = socket.socketpair(socket.AF_UNIX, kind)
+        code = code_file(blob((module_code("forkserver"),)))
         try:
-            stream.flush()
-        except Exception:  # noqa: BLE001, S110 - a stream the program replaced or closed
-            pass
-    exit_now(code)
-
-
-def become_child(request, fds, ready, launcher):
-    """In the forked process: set everything up, say so on ``ready`` (or why not), run the program."""
-    die_with_parent(launcher)
-    if PRCTL is not None:
-        PRCTL(PR_SET_NAME, b"micrograde-run", 0, 0, 0)  # what ps and top show, beside the launcher
-    try:
-        os.setsid()
-        for which, soft, hard in request["limits"]:
-            try:
-                resource.setrlimit(which, (soft, hard))
-            except (ValueError, OSError):  # as before a fork and exec: a limit not allowed is left
-                pass
-        os.chdir(request["cwd"])
-        if request["isolated"]:
-            enter_namespaces()
-    except OSError as exc:
-        say_why(ready, exc)
-        os._exit(1)
-    if request["isolated"]:
-        program = os.fork()
-        if program:  # the supervisor: it holds nothing, ends as the program ends, and ends it on SIGTERM
-            _signal.signal(_signal.SIGTERM, lambda *_: os.kill(program, SIGKILL))
-            os.write(ready, b"ok")
-            os.closerange(0, ALL_DESCRIPTORS)
-            _, status = os.waitpid(program, 0)  # so the program is never left for the system to reap
-            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
-        die_with_parent()
-    else:
-        os.write(ready, b"ok")
-    os.close(ready)
-    place(fds[0], fds[1], fds[2:])
-    run(request)
-
-
-def say_why(ready, exc):
-    """Tell the launcher, on ``ready``, why a forked process could not be set up."""
-    os.write(ready, str(exc).encode()[:200] or type(exc).__name__.encode())
-
-
-def forked(channel, child):
-    """Fork a process that closes the launcher's channel and runs ``child(ready)``: that writes
-    ``ok`` on ``ready`` once the process is set up, or why not (``say_why``) and ends. Returns
-    the pid, and ``None`` or why (the process has then been reaped)."""
-    ready_r, ready_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(channel.detach())  # detached: the object can never close a reused number later
-            os.close(ready_r)
-            child(ready_w)
+            self.process = subprocess.Popen(
+                [sys.executable, "-s", "-P", "-c", BOOTSTRAP, child_mark(), str(code),
+                 str(theirs.fileno()), str(os.getpid())],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd="/", env=sandbox.environment("/"),
+                pass_fds=(code, theirs.fileno()), start_new_session=True)
         finally:
-            os._exit(127)
-    os.close(ready_w)
-    said = os.read(ready_r, 256)
-    os.close(ready_r)
-    if said == b"ok":
-        return pid, None
-    os.waitpid(pid, 0)
-    return pid, said.decode(errors="replace") or "the child ended before it was set up"
+            os.close(code)
+            theirs.close()
+        self.channel = ours
+        self.owed: deque[int] = deque()  # tickets sent, in order, whose replies are unread
+        self.replies: dict[int, tuple[dict, list[int]]] = {}
+        self.tickets = 0
 
-
-def spawn(request, fds, channel):
-    """Fork a child for ``request``; the reply holds its pid (and a pidfd) or why it could not start."""
-    launcher = os.getpid()
-    pid, why = forked(channel, lambda ready: become_child(request, fds, ready, launcher))
-    for fd in fds:
-        os.close(fd)
-    if why is not None:
-        return {"error": why}, []
-    if request["isolated"]:
-        SUPERVISED.add(pid)
-    try:
-        return {"pid": pid}, [os.pidfd_open(pid)]
-    except (AttributeError, OSError):
-        return {"pid": pid}, []
-
-
-def end(request):
-    """Kill a child and reap it: through its supervisor, which kills the program (PID 1 of its
-    namespace, so everything in it) and reaps it; else the child's whole session."""
-    pid = request["pid"]
-    try:
-        if pid in SUPERVISED:
-            SUPERVISED.discard(pid)
-            os.kill(pid, _signal.SIGTERM)
-        else:
-            os.killpg(pid, SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
-    return {"ended": pid}, []
-
-
-def probe(channel):
-    """Whether this machine lets a child make its namespaces: ``{"error": ...}`` if not."""
-    def child(ready):
+    def send(self, request: dict, fds: tuple[int, ...] = ()) -> int:
         try:
-            enter_namespaces()
+            socket.send_fds(self.channel, [marshal.dumps(request)], list(fds))
         except OSError as exc:
-            say_why(ready, exc)
+            raise LauncherError(f"the launcher is gone ({exc})") from None
+        self.tickets += 1
+        self.owed.append(self.tickets)
+        return self.tickets
+
+    def reply(self, ticket: int) -> tuple[dict, list[int]]:
+        """The reply to ``ticket`` and the descriptors that came with it (the caller's to close)."""
+        while ticket not in self.replies:
+            if not select.select([self.channel], [], [], REPLY_SECONDS)[0]:
+                raise LauncherError("the launcher stopped answering")
+            message, fds, _, _ = socket.recv_fds(self.channel, MESSAGE_BYTES, 4)
+            if not message:
+                raise LauncherError("the launcher is gone")
+            self.replies[self.owed.popleft()] = marshal.loads(message), fds
+        return self.replies.pop(ticket)
+
+
+_running: Launcher | None = None
+
+
+def running() -> Launcher:
+    """This process's launcher, started (again, if the last one died) on first use."""
+    global _running
+    if _running is None or _running.process.poll() is not None:
+        _running = Launcher()
+    return _running
+
+
+class Child:
+    """A child asked of the launcher: its pid (once the launcher has answered) and its end."""
+
+    def __init__(self, program: str, argv: list[str], fds: tuple[int, ...], *, cwd: str, env: dict[str, str],
+                 limits: list[tuple[int, int, int]], isolated: bool) -> None:
+        """Ask for ``python -c program`` with ``sys.argv == argv``; ``fds`` are its standard output and
+        error, then what it gets as 3, 4, ... (see ``grader/child/inside/forkserver.py``)."""
+        self.launcher = running()
+        self.ticket = self.launcher.send({
+            "kind": "spawn", "program": program, "argv": argv, "cwd": cwd, "env": env, "isolated": isolated,
+            "limits": limits}, fds)
+        self.pid: int | None = None
+        self.pidfd: int | None = None
+        self.ended = False
+
+    def started(self) -> int:
+        """The child's pid; ``LauncherError`` if it could not be started."""
+        if self.pid is None:
+            reply, fds = self.launcher.reply(self.ticket)
+            self.pidfd = fds[0] if fds else None
+            if "error" in reply:
+                self.ended = True
+                raise LauncherError(f"the submission's process could not be started: {reply['error']}")
+            self.pid = reply["pid"]
+        return self.pid
+
+    @property
+    def alive(self) -> bool:
+        if self.ended:
+            return False
+        self.started()
+        return self.pidfd is None or not select.select([self.pidfd], [], [], 0)[0]
+
+    def end(self) -> None:
+        """Kill the child and everything it started, and wait until it is gone."""
+        if self.ended:
             return
-        os.write(ready, b"ok")
-
-    pid, why = forked(channel, child)
-    if why is None:
-        os.waitpid(pid, 0)
-        return {}, []
-    return {"error": why}, []
-
-
-def main():
-    grader = int(sys.argv[-1])
-    die_with_parent(grader)
-    if PRCTL is not None:
-        PRCTL(PR_SET_NAME, b"micrograde-fork", 0, 0, 0)
-    channel = _socket.socket(fileno=int(sys.argv[-2]))
-    if PRCTL is None:
-        channel.settimeout(PARENT_CHECK_SECONDS)
-    space = _socket.CMSG_SPACE(MAX_DESCRIPTORS * 4)
-    # Out of the collector's sight from now on: a child's collections then never touch (and so
-    # copy) the pages of everything the launcher holds.
-    gc.freeze()
-    while True:
         try:
-            message, ancillary, _, _ = channel.recvmsg(MESSAGE_BYTES, space)
-        except TimeoutError:
-            if os.getppid() != grader:
-                os._exit(0)  # the grading process is gone
-            continue
-        if not message:
-            os._exit(0)  # the grading process is done
-        fds = [int.from_bytes(data[i:i + 4], sys.byteorder, signed=True)
-               for level, kind, data in ancillary if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS
-               for i in range(0, len(data) - len(data) % 4, 4)]
-        request = marshal.loads(message)
-        if request["kind"] == "spawn":
-            reply, sent = spawn(request, fds, channel)
-        elif request["kind"] == "end":
-            reply, sent = end(request)
-        else:
-            reply, sent = probe(channel)
-        ancillary = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,
-                      b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in sent))] if sent else []
-        channel.sendmsg([marshal.dumps(reply)], ancillary)
-        for fd in sent:
-            os.close(fd)
+            pid = self.started()
+            self.launcher.reply(self.launcher.send({"kind": "end", "pid": pid}))
+        except LauncherError:
+            pass  # no launcher, no child: it was killed with the launcher, or never started
+        finally:
+            self.ended = True
+            if self.pidfd is not None:
+                os.close(self.pidfd)
 
 
-if __name__ == "__main__":
-    main()
+@functools.cache
+def detect() -> sandbox.Sandbox:
+    """The strongest sandbox this machine offers (asked of the launcher once per process)."""
+    if os.environ.get("MICROGRADE_SANDBOX", "auto") == "none":
+        return sandbox.Sandbox("limits", "namespaces turned off by MICROGRADE_SANDBOX=none")
+    if not sys.platform.startswith("linux"):
+        return sandbox.Sandbox("limits", f"no namespaces on {sys.platform}")
+    process = running()
+    refused = process.reply(process.send({"kind": "probe"}))[0].get("error")
+    if refused is not None:
+        return sandbox.Sandbox("limits", f"namespaces are not permitted here ({refused}; user namespaces restricted?)")
+    return sandbox.Sandbox("namespaces", "pid, mount, network, IPC and UTS namespaces")

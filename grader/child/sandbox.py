@@ -4,14 +4,14 @@ Layers, from always there to best effort:
 
 1. resource limits (memory, CPU time, file size, open files, no core dumps),
    set in the child before it starts; plus, inside the child, an audit hook
-   (see ``grader.child.harness``) that refuses process creation, signals to other
+   (see ``grader.child.inside.harness``) that refuses process creation, signals to other
    processes, sockets, ``ctypes``, forbidden imports and writes outside the
    working directory;
 2. on Linux, whatever the namespaces: no privileges (real root becomes
    ``nobody``, the root of a user namespace keeps no capability),
-   ``PR_SET_NO_NEW_PRIVS`` and a seccomp filter (see ``grader.child.confinement``);
+   ``PR_SET_NO_NEW_PRIVS`` and a seccomp filter (see ``grader.child.inside.confinement``);
 3. Linux namespaces, made by the launcher for each child (as root, or as a
-   user where user namespaces are allowed; see ``grader.child.launching``):
+   user where user namespaces are allowed; see ``grader.child.launcher``):
    a private PID namespace, so every process the
    submission starts dies with it; no network; private IPC and host name;
    and a private mount namespace with a minimal root, in which only the

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from grader.child.process import Streams, Worker, WorkerLost, captured_output
+from grader.child.worker import Streams, Worker, WorkerLost, captured_output
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 

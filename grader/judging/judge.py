@@ -132,7 +132,7 @@ class Verdict:
 
 # A batch worker meets the same reply to the same request again and again: every correct
 # submission's, and every submission's to the cases its bugs do not touch. Replies with the
-# same content are one object (``grader.child.process.read_reply``), so a verdict is reached
+# same content are one object (``grader.child.worker.read_reply``), so a verdict is reached
 # once a process for each request (which stands for its case and plan) and reply.
 _JUDGED: dict[tuple, tuple[dict, dict, Verdict]] = {}
 JUDGED_LIMIT = 16384

@@ -150,7 +150,7 @@ class Submission:
         """Imports of an autograd library or of the grader in the files graded, found by reading them.
 
         (What those files import from elsewhere is caught when it runs.)"""
-        from grader.child.harness import FORBIDDEN_MODULES
+        from grader.child.inside.harness import FORBIDDEN_MODULES
 
         forbidden = FORBIDDEN_MODULES - self.local_modules()
         found = []
@@ -301,7 +301,7 @@ def read_notebook(path: Path, display: str) -> SourceFile:
 def comparison_cell(unit: Unit) -> str | None:
     """The autograd library a notebook cell imports, when the cell defines nothing: a demo comparing
     results with that library, not part of the work (code that defines things and imports one is)."""
-    from grader.child.harness import FORBIDDEN_MODULES
+    from grader.child.inside.harness import FORBIDDEN_MODULES
 
     if unit.tree is None or any(isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                                 for n in unit.tree.body):

@@ -34,11 +34,11 @@ def child_mark(grader_pid: int | None = None) -> str:
 
 
 def module_code(name: str) -> types.CodeType:
-    """The code of ``grader/child/<name>.py`` from Python's own bytecode cache (compiled only when
+    """The code of ``grader/child/inside/<name>.py`` from Python's own bytecode cache (compiled only when
     the cache is stale), every function in it named ``<name>``: a traceback printed in the child
     then never sends ``linecache`` to read a grader file, which the child may not do."""
-    path = Path(__file__).with_name(f"{name}.py")
-    return renamed(importlib.machinery.SourceFileLoader(f"grader.child.{name}", str(path)).get_code(None),
+    path = Path(__file__).parent / "inside" / f"{name}.py"
+    return renamed(importlib.machinery.SourceFileLoader(f"grader.child.inside.{name}", str(path)).get_code(None),
                    f"<{name}>")
 
 

@@ -1,7 +1,7 @@
 """The child side of grading: runs submission code and reports raw observations.
 
 This file runs in a separate process (compiled by the grading process, see
-``grader.child.process``); it is the only place where a student's code executes.
+``grader.child.worker``); it is the only place where a student's code executes.
 It imports nothing from the grader, so that nothing the submission does can
 reach the grading logic, and it never judges anything: it builds graphs, calls
 the student's methods and sends back numbers (values, gradients, the order in
@@ -14,7 +14,7 @@ the command line; the submission's own stdout and stderr go elsewhere.
 Before any submission code runs, the harness confines itself (see ``confine``
 and ``install_guard``): with namespaces it moves into a minimal root where the grader's
 files do not exist; on Linux it gives up its privileges and installs a seccomp
-filter (``grader.child.confinement``); always, an audit hook refuses what
+filter (``grader.child.inside.confinement``); always, an audit hook refuses what
 no solution needs (processes, signals, sockets, ``ctypes``, threads, writes
 outside the working directory) and records what counts as
 cheating (importing an autograd library or the grader, reading its files).
@@ -1093,7 +1093,7 @@ def no_threads(*args, **kwargs):
 
 
 def confine(code, plan):
-    """Have the process confine itself as the grading process planned (``grader.child.confinement``).
+    """Have the process confine itself as the grading process planned (``grader.child.inside.confinement``).
 
     That module arrives compiled with the harness, like the training engine, so that
     the child needs nothing importable from the grader. Runs before any submission

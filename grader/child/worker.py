@@ -1,7 +1,7 @@
 """The grading process's handle on a child process that runs submission code.
 
-A ``Worker`` has the launcher (``grader.child.launching``) start
-``grader/child/harness.py`` in a process and session of its own, talks to it
+A ``Worker`` has the launcher (``grader.child.launcher``) start
+``grader/child/inside/harness.py`` in a process and session of its own, talks to it
 over a private pair of pipes, and enforces a deadline on every reply. A child
 that hangs, dies or answers garbage is killed and reported as ``WorkerLost``;
 the caller decides what that costs and starts a fresh one.
@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import reference.nn
-from grader.child import launching, sandbox
-from grader.child.code import BOOTSTRAP, blob, child_mark, code_file, module_code
+from grader.child import launcher, sandbox
+from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, module_code
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # The training engine with the reference MLP on top; it goes only to the child that grades train_step.
 TRAINING_ENGINE = "\n\n".join((
-    Path(__file__).with_name("training.py").read_text(encoding="utf-8"),
+    Path(__file__).with_name("inside").joinpath("training.py").read_text(encoding="utf-8"),
     Path(reference.nn.__file__).read_text(encoding="utf-8").replace("from reference.engine import Value\n", ""),
 ))
 MAX_REPLY_BYTES = 4 * 1024 * 1024
@@ -56,7 +56,7 @@ def child_code() -> tuple[types.CodeType, types.CodeType, types.CodeType]:
 @functools.cache
 def compiled(training: bool) -> bytes:
     """The child's code: the harness, the confinement and, for the child that grades ``train_step``
-    only, the training engine (see ``grader.child.code``)."""
+    only, the training engine (see ``grader.child.shipping``)."""
     harness, confinement, engine = child_code()
     return blob((harness, confinement, engine if training else None))
 
@@ -104,8 +104,8 @@ class Worker:
         self.streams = streams
         self.training = training  # this child grades train_step: it gets the training engine
         self.cpu_seconds = cpu_seconds
-        self.sandbox = launching.detect()
-        self.process: launching.Child | None = None
+        self.sandbox = launcher.detect()
+        self.process: launcher.Child | None = None
         self._ids = 0
         self._buffer = b""
         self.init_id: int | None = None
@@ -115,7 +115,7 @@ class Worker:
         rep_r, rep_w = os.pipe()
         code = code_file(compiled(self.training))
         try:
-            self.process = launching.Child(
+            self.process = launcher.Child(
                 BOOTSTRAP, ["-c", child_mark(), "3", "4", "5"], (self.streams.stdout.fileno(),
                 self.streams.stderr.fileno(), code, req_r, rep_w), cwd=str(self.workdir),
                 env=sandbox.environment(str(self.workdir)), limits=sandbox.limits(self.cpu_seconds),
