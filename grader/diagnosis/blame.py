@@ -17,6 +17,7 @@ verdicts, and returns a ``Location`` (file, line and, for notebooks, cell).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -150,26 +151,52 @@ def parameter(function: Function, position: int) -> str | None:
 
 
 def attaches_backward(function: Function) -> bool:
-    """Whether the method sets ``_backward`` on the node it returns (``out._backward = ...``)."""
+    """Whether the method sets ``_backward`` on the node it returns (``out._backward = ...``)
+    before it returns it (an assignment after the ``return`` never runs)."""
     returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
     if returned is None or not isinstance(returned.value, ast.Name):
         return False
-    return any(owner(target) == returned.value.id for stmt in statements(function)
-               if (target := attribute_target(stmt, "_backward")) is not None)
+    return any(owner(target) == returned.value.id and stmt.lineno < returned.lineno
+               for stmt in statements(function) if (target := attribute_target(stmt, "_backward")) is not None)
 
 
 def result_statement(function: Function) -> ast.stmt | None:
-    """The statement that makes the node the method returns: ``out = Value(...)`` (or the ``return``)."""
+    """The statement that makes the node the method returns: ``out = Value(...)``; the ``return``
+    itself when it returns something the method did not make (an operand, a plain number)."""
     returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
     if returned is None or returned.value is None:
         return None
-    if isinstance(returned.value, ast.Name):
+    parameters = {a.arg for a in function.args.posonlyargs + function.args.args}
+    if isinstance(returned.value, ast.Name) and returned.value.id not in parameters:
         name = returned.value.id
         made = [s for s in function.body if isinstance(s, ast.Assign) and s.lineno < returned.lineno
-                and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
+                and isinstance(s.value, ast.Call) and any(isinstance(t, ast.Name) and t.id == name
+                                                          for t in s.targets)]
         if made:
             return made[-1]
     return returned
+
+
+def returns_nothing(function: Function) -> bool:
+    """Whether the method's own code (not its nested ``_backward``) has no ``return`` of a value."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            return False
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return True
+
+
+def after_closure(function: Function) -> ast.stmt | None:
+    """The statement after the method's nested ``def`` (its ``_backward``): where the closure is
+    attached to the result, when it is not."""
+    body = function.body
+    for k, stmt in enumerate(body):
+        if isinstance(stmt, Function):
+            return body[k + 1] if k + 1 < len(body) else stmt
+    return None
 
 
 def data_statement(function: Function) -> ast.stmt | None:
@@ -196,6 +223,25 @@ def grad_updates(function: Function) -> list[tuple[ast.stmt, str | None]]:
         if target is not None and not isinstance(stmt, ast.AnnAssign):
             found.append((stmt, owner(target)))
     return found
+
+
+def unbound(function: Function, error: dict) -> ast.stmt | None:
+    """For a ``NameError`` on a name the function uses but never sets, the statement where setting
+    it belongs: the one of the function's own body holding its first use (the traceback names a
+    later use, where it was first needed at run time)."""
+    found = re.search(r"name '(\w+)' is not defined|free variable '(\w+)'", str(error.get("message", "")))
+    if error.get("type") not in ("NameError", "UnboundLocalError") or found is None:
+        return None
+    name = found.group(1) or found.group(2)
+    bound = {a.arg for n in ast.walk(function) if isinstance(n, ast.arguments)
+             for a in n.posonlyargs + n.args + n.kwonlyargs}
+    bound |= {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound |= {n.name for n in ast.walk(function) if isinstance(n, Function)}
+    if name in bound:
+        return None
+    uses = sorted((n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name),
+                  key=lambda n: (n.lineno, n.col_offset))
+    return top_level(function, uses[0]) if uses else None
 
 
 # ---------------------------------------------------------------- evidence from verdicts
@@ -254,6 +300,12 @@ def op_statement(code: str, function: Function, verdict: Verdict | None, target:
         return data_statement(function), None
     if code == "missing-child":
         return result_statement(function), None
+    if code == "crash" and verdict is not None and verdict.error is not None:
+        # Raised outside the student's code (the grader found no node, or a malformed one, where the
+        # op's result should be): the missing ``return``'s place, or the statement making the result.
+        if returns_nothing(function):
+            return function.body[-1], None
+        return result_statement(function), None
     if code == "detached-backward":
         returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
         if returned is not None and not isinstance(returned.value, ast.Name):
@@ -261,7 +313,8 @@ def op_statement(code: str, function: Function, verdict: Verdict | None, target:
         attached = [s for s in function.body if attribute_target(s, "_backward") is not None
                     or (isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_backward"
                                                            for t in s.targets))]
-        return (attached[0] if attached else result_statement(function)), None
+        # Never attached: where the attachment belongs, after the closure is defined.
+        return (attached[0] if attached else after_closure(function) or result_statement(function)), None
     if code == "constant-operand":
         if constant_first(verdict, target) and reflected is not None:
             return (reflected.node.body[-1] if reflected.node.body else None), reflected
@@ -280,18 +333,28 @@ def grad_statement(code: str, function: Function, verdict: Verdict | None, targe
     """The ``.grad`` update inside ``_backward`` for the operand whose gradient is wrong."""
     updates = grad_updates(function)
     if not updates:
-        return None
+        # No gradient update at all: they belong at the start of the closure.
+        nested = next((s for s in function.body if isinstance(s, Function)), None)
+        return nested.body[0] if nested is not None else None
     names = [parameter(function, 0), parameter(function, 1)]
     if code == "grad-overwrite":
         assigned = [(s, o) for s, o in updates if isinstance(s, ast.Assign)]
         updates = assigned or updates
     by_operand = {i: [s for s, o in updates if o == name] for i, name in enumerate(names)}
     wrong = wrong_operands(verdict, target)
-    # The same operand updated twice while another is never updated: the second is a copy slip.
     missing = [i for i in wrong if not by_operand.get(i)]
-    doubled = [stmts for stmts in by_operand.values() if len(stmts) > 1]
-    if missing and doubled:
-        return doubled[0][-1]
+    if missing:
+        # An operand that no update reaches: the update written for it names another node. That
+        # is an update of a node that is no operand (``out.grad += ...``), or a second update of
+        # the other operand, the one standing in the missing operand's place (self's first);
+        # with neither, the missing update belongs where the operand's own would stand.
+        stray = [s for s, o in updates if o not in names]
+        doubled = [stmts for stmts in by_operand.values() if len(stmts) > 1]
+        if stray:
+            return stray[0]
+        if doubled:
+            return doubled[0][min(missing[0], len(doubled[0]) - 1)]
+        return updates[min(missing[0], len(updates) - 1)][0]
     for i in wrong:
         if by_operand.get(i):
             return by_operand[i][0]
@@ -368,18 +431,21 @@ class TrainShape:
     """What ``train_step`` visibly does: the facts its diagnosis needs when no parameter moved."""
 
     calls_backward: bool
-    updates: bool  # assigns to some attribute inside a loop over the parameters
+    updates: bool  # assigns to some attribute inside a loop over the parameters, after a backward pass
     updates_data: bool  # ... and that attribute is ``.data``
+
+
+def parameter_loops(function: Function) -> list[ast.For]:
+    """The loops over the model's parameters (``for p in model.parameters()``)."""
+    return [n for n in ast.walk(function) if isinstance(n, ast.For) and (
+        calls(n.iter, "parameters") or (isinstance(n.iter, ast.Attribute) and n.iter.attr == "parameters"))]
 
 
 def update_statements(function: Function) -> list[ast.stmt]:
     """Assignments to ``p.data`` (or, by mistake, ``p.grad``) inside a loop over the parameters,
     other than a reset to zero."""
     found = []
-    for loop in (n for n in ast.walk(function) if isinstance(n, ast.For)):
-        if not calls(loop.iter, "parameters") and not (
-                isinstance(loop.iter, ast.Attribute) and loop.iter.attr == "parameters"):
-            continue
+    for loop in parameter_loops(function):
         for stmt in statements(loop):
             target = attribute_target(stmt, "data") or attribute_target(stmt, "grad")
             if target is None:
@@ -391,10 +457,20 @@ def update_statements(function: Function) -> list[ast.stmt]:
     return sorted(found, key=lambda s: s.lineno)
 
 
+def misplaced_updates(function: Function) -> list[ast.stmt]:
+    """Updates that never follow a backward pass: written before the first ``backward()`` call,
+    or after the ``return`` that ends the function."""
+    backward = calls(function, "backward")
+    returned = next((s for s in function.body if isinstance(s, ast.Return)), None)
+    return [s for s in update_statements(function)
+            if (backward and s.lineno < backward[0].lineno) or (returned is not None and s.lineno > returned.lineno)]
+
+
 def train_shape(function: Function | None) -> TrainShape | None:
     if function is None:
         return None
-    updates = update_statements(function)
+    misplaced = misplaced_updates(function)
+    updates = [s for s in update_statements(function) if s not in misplaced]
     return TrainShape(bool(calls(function, "backward")), bool(updates),
                       any(attribute_target(s, "data") is not None for s in updates))
 
@@ -424,6 +500,12 @@ def train_statement(code: str, function: Function, verdict: Verdict | None) -> a
     if code == "missing-backward":
         return top_level(function, updates[0]) if updates else returned
     if code == "missing-update":
+        misplaced = misplaced_updates(function)
+        if misplaced:
+            return top_level(function, misplaced[0])
+        for loop in parameter_loops(function):
+            if not any(s in updates for s in statements(loop)):
+                return loop.body[0]  # a loop over the parameters that updates none
         if backward:
             after = top_level(function, backward[-1])
             rest = function.body[function.body.index(after) + 1:] if after in function.body else []
@@ -432,6 +514,8 @@ def train_statement(code: str, function: Function, verdict: Verdict | None) -> a
     if code == "wrong-update":
         return updates[0] if updates else None
     if code == "wrong-loss":
+        if returned is None:
+            return function.body[-1]  # no return: it belongs after the last statement
         if verdict is not None and verdict.train and not verdict.train["right_steps"][0] and backward:
             # The gradients are wrong too: the loss itself is computed wrongly.
             return loss_statement(function, backward[0]) or returned
@@ -456,11 +540,15 @@ def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | Non
     ``kind`` is the target's kind (op, backward, train), ``method`` the graded function's name,
     ``reflected`` the op's reflected method (``__radd__``) if it has one; ``verdict`` the evidence.
     """
-    if verdict is not None and verdict.error is not None:
+    # A plain number that is not lifted to a node fails where it is first used; the fault is the lifting.
+    function = written(submission, method)
+    if verdict is not None and verdict.error is not None and code != "constant-operand":
+        never_set = unbound(function.node, verdict.error) if function is not None else None
+        if never_set is not None:
+            return function.at(never_set)
         raised = error_location(submission, verdict.error)
         if raised is not None:
             return raised
-    function = written(submission, method)
     if function is None:
         return submission.location(method)
     node: ast.AST | None = None
