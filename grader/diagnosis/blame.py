@@ -18,16 +18,25 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from grader.child.inside.harness import CHILDREN_NAMES
+from grader.diagnosis import traversal
+from grader.diagnosis.syntax import (
+    Function,
+    attribute_target,
+    calls,
+    enclosing,
+    owner,
+    parameter,
+    statement_of,
+    statements,
+    top_level,
+    walks_children,
+)
 from grader.exercise import ops
 from grader.exercise.expr import operands
 from grader.judging.judge import Verdict, close
 from grader.submission.source import Location, Submission
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass(frozen=True)
@@ -69,85 +78,6 @@ def error_location(submission: Submission, error: dict | None) -> Location | Non
             if unit.filename == error.get("file"):
                 return Location(source.display, error["line"], unit.cell)
     return None
-
-
-# ---------------------------------------------------------------- reading a function
-
-
-def statements(node: ast.AST) -> Iterator[ast.stmt]:
-    """Every statement inside ``node``, nested functions included, in source order."""
-    found = [n for n in ast.walk(node) if isinstance(n, ast.stmt) and n is not node]
-    return iter(sorted(found, key=lambda n: (n.lineno, n.col_offset)))
-
-
-def top_level(function: Function, inner: ast.AST) -> ast.stmt | None:
-    """The statement of ``function``'s own body that contains ``inner``."""
-    for stmt in function.body:
-        if any(n is inner for n in ast.walk(stmt)):
-            return stmt
-    return None
-
-
-def attribute_target(stmt: ast.stmt, attr: str) -> ast.Attribute | None:
-    """The ``x.attr`` that ``stmt`` assigns to (``=`` or an augmented assignment), if any."""
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else (
-        [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else [])
-    for target in targets:
-        for node in ast.walk(target):
-            if isinstance(node, ast.Attribute) and node.attr == attr:
-                return node
-    return None
-
-
-def owner(attribute: ast.Attribute) -> str | None:
-    """The variable an attribute belongs to: ``self`` in ``self.grad``."""
-    return attribute.value.id if isinstance(attribute.value, ast.Name) else None
-
-
-def calls(node: ast.AST, name: str) -> list[ast.Call]:
-    """Calls of a method or function called ``name`` inside ``node``, in source order."""
-    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and (
-        (isinstance(n.func, ast.Attribute) and n.func.attr == name)
-        or (isinstance(n.func, ast.Name) and n.func.id == name))]
-    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
-
-
-def enclosing(function: Function, inner: ast.AST) -> list[ast.AST]:
-    """The nodes from ``function`` down to ``inner``'s parent."""
-    path: list[ast.AST] = []
-
-    def walk(node: ast.AST) -> bool:
-        for child in ast.iter_child_nodes(node):
-            if child is inner or walk(child):
-                path.append(node)
-                return True
-        return False
-
-    walk(function)
-    return path[::-1]
-
-
-def statement_of(function: Function, inner: ast.AST) -> ast.stmt | None:
-    """The innermost statement that contains ``inner``."""
-    if isinstance(inner, ast.stmt):
-        return inner
-    return next((n for n in reversed(enclosing(function, inner)) if isinstance(n, ast.stmt)), None)
-
-
-def walks_children(node: ast.AST, function_names: set[str]) -> bool:
-    """Whether ``node`` visits a node's operands: reads ``_prev`` (or its other names) or recurses."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Attribute) and n.attr in CHILDREN_NAMES:
-            return True
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in function_names:
-            return True
-    return False
-
-
-def parameter(function: Function, position: int) -> str | None:
-    """The name of a positional parameter (``self``, ``other``), if the function has it."""
-    args = function.args.posonlyargs + function.args.args
-    return args[position].arg if position < len(args) else None
 
 
 def attaches_backward(function: Function) -> bool:
@@ -370,6 +300,11 @@ def backward_statement(code: str, function: Function, verdict: Verdict | None) -
         seeds = [s for s, o in grad_updates(function) if o == me and top_level(function, s) is s]
         # No seed at all: it belongs before the first statement that runs the nodes.
         return seeds[0] if seeds else (top_level(function, runs[0]) if runs else None)
+    if code in ("wrong-order", "incomplete-traversal", "repeated-visit"):
+        # Nodes skipped, repeated or out of order: the sort that made the order, if it is visibly broken.
+        broken = traversal.sort_fault(function, me)
+        if broken is not None:
+            return broken
     if code == "wrong-order":
         early = appended_before_children(function)
         if early is not None:
