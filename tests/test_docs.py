@@ -157,3 +157,12 @@ def test_the_sample_report_is_what_micrograde_prints(tmp_path, page):
     headers = re.findall(r"^\[[a-z-]+\] .*$", sample, re.M)
     assert len(table) == 8 and len(headers) == 2
     assert all(line in lines for line in table + headers), printed
+
+
+def test_the_readme_stays_short():
+    """What it is, the set-up, a sample report, and links: the rest lives in the docs, by reader."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    for page in (ROOT / "docs").glob("*.md"):
+        if page.name != "index.md":
+            assert f"(docs/{page.name})" in readme, f"the README links no docs/{page.name}"
