@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from grader.child.inside.harness import CHILDREN_NAMES
+from grader.child.inside.interface import CHILDREN_NAMES
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from grader.child.inside.harness import CHILDREN_NAMES
+from grader.child.inside.interface import CHILDREN_NAMES
 from grader.diagnosis.syntax import Function, calls, statement_of
 
 
