@@ -12,7 +12,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.diagnosis.blame import TrainShape, attaches_backward, blame, train_shape, written
+from grader.diagnosis.blame import attaches_backward, blame, written
+from grader.diagnosis.training import TrainShape, train_shape
 from grader.exercise.cases import TrainCase, a, b, case
 from grader.judging.judge import Verdict
 from grader.submission.source import read_submission

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.diagnosis import feedback, rules
-from grader.diagnosis.blame import TrainShape
+from grader.diagnosis.training import TrainShape
 from grader.exercise.cases import Case, Check, TrainCase, a, b, c, case
 from grader.grade import Options, grade
 from grader.judging.judge import Verdict, parameter_name
@@ -39,6 +39,9 @@ def test_detached_backward_needs_every_single_use_failure_to_pass_nothing():
 
 def test_reuse_only_failures_are_grad_overwrite():
     assert list(rules.diagnose_op("mul", grads_wrong(REUSED))) == ["grad-overwrite"]
+    assert list(rules.diagnose_op("mul", grads_wrong(REUSED), overwrites=True)) == ["grad-overwrite"]
+    # Every update visibly adds (+=): a term right by accident once (other.grad += self.grad), not an overwrite.
+    assert list(rules.diagnose_op("mul", grads_wrong(REUSED), overwrites=False)) == ["wrong-local-grad"]
 
 
 def test_constant_operand_evidence_prefers_the_ops_own_method():

@@ -33,6 +33,7 @@ from grader.diagnosis.syntax import (
     top_level,
     walks_children,
 )
+from grader.diagnosis.training import train_statement
 from grader.exercise import ops
 from grader.exercise.expr import operands
 from grader.judging.judge import Verdict, close
@@ -155,6 +156,19 @@ def grad_updates(function: Function) -> list[tuple[ast.stmt, str | None]]:
     return found
 
 
+def overwrites_gradient(function: Function) -> bool | None:
+    """Whether the op assigns an operand's gradient with ``=`` (not ``x.grad = x.grad + ...``);
+    ``None`` when it updates no operand's gradient visibly (a helper may do it)."""
+    names = {parameter(function, 0), parameter(function, 1)} - {None}
+    updates = [stmt for stmt, name in grad_updates(function) if name in names]
+    if not updates:
+        return None
+    return any(isinstance(stmt, ast.Assign) and not any(
+        isinstance(n, ast.Attribute) and n.attr == "grad" and owner(n) == name and isinstance(n.ctx, ast.Load)
+        for n in ast.walk(stmt.value)) for stmt in updates
+        for name in [owner(attribute_target(stmt, "grad"))])
+
+
 def unbound(function: Function, error: dict) -> ast.stmt | None:
     """For a ``NameError`` on a name the function uses but never sets, the statement where setting
     it belongs: the one of the function's own body holding its first use (the traceback names a
@@ -270,6 +284,16 @@ def grad_statement(code: str, function: Function, verdict: Verdict | None, targe
     if code == "grad-overwrite":
         assigned = [(s, o) for s, o in updates if isinstance(s, ast.Assign)]
         updates = assigned or updates
+    returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
+    if returned is not None and isinstance(returned.value, ast.Name):
+        # An update passing on another node's gradient than the result's (``self.grad`` where
+        # ``out.grad`` belongs) is wrong whatever the evidence says of the operands.
+        result = returned.value.id
+        misread = [s for s, o in updates if any(  # (``x.grad = x.grad + ...`` reads its own: that is adding)
+            isinstance(n, ast.Attribute) and n.attr == "grad" and owner(n) not in (None, result, o)
+            for n in ast.walk(s.value))]
+        if misread:
+            return misread[0]
     by_operand = {i: [s for s, o in updates if o == name] for i, name in enumerate(names)}
     wrong = wrong_operands(verdict, target)
     missing = [i for i in wrong if not by_operand.get(i)]
@@ -359,113 +383,6 @@ def first_of_builder(function: Function) -> ast.stmt | None:
         if isinstance(node, ast.While) and walks_children(node, names):
             return node.body[0]
     return None
-
-
-@dataclass(frozen=True)
-class TrainShape:
-    """What ``train_step`` visibly does: the facts its diagnosis needs when no parameter moved."""
-
-    calls_backward: bool
-    updates: bool  # assigns to some attribute inside a loop over the parameters, after a backward pass
-    updates_data: bool  # ... and that attribute is ``.data``
-
-
-def parameter_loops(function: Function) -> list[ast.For]:
-    """The loops over the model's parameters (``for p in model.parameters()``)."""
-    return [n for n in ast.walk(function) if isinstance(n, ast.For) and (
-        calls(n.iter, "parameters") or (isinstance(n.iter, ast.Attribute) and n.iter.attr == "parameters"))]
-
-
-def update_statements(function: Function) -> list[ast.stmt]:
-    """Assignments to ``p.data`` (or, by mistake, ``p.grad``) inside a loop over the parameters,
-    other than a reset to zero."""
-    found = []
-    for loop in parameter_loops(function):
-        for stmt in statements(loop):
-            target = attribute_target(stmt, "data") or attribute_target(stmt, "grad")
-            if target is None:
-                continue
-            value = getattr(stmt, "value", None)
-            if isinstance(stmt, ast.Assign) and isinstance(value, ast.Constant) and value.value == 0:
-                continue
-            found.append(stmt)
-    return sorted(found, key=lambda s: s.lineno)
-
-
-def misplaced_updates(function: Function) -> list[ast.stmt]:
-    """Updates that never follow a backward pass: written before the first ``backward()`` call,
-    or after the ``return`` that ends the function."""
-    backward = calls(function, "backward")
-    returned = next((s for s in function.body if isinstance(s, ast.Return)), None)
-    return [s for s in update_statements(function)
-            if (backward and s.lineno < backward[0].lineno) or (returned is not None and s.lineno > returned.lineno)]
-
-
-def train_shape(function: Function | None) -> TrainShape | None:
-    if function is None:
-        return None
-    misplaced = misplaced_updates(function)
-    updates = [s for s in update_statements(function) if s not in misplaced]
-    return TrainShape(bool(calls(function, "backward")), bool(updates),
-                      any(attribute_target(s, "data") is not None for s in updates))
-
-
-def gradient_resets(function: Function) -> list[ast.AST]:
-    """Where gradients are reset: each ``zero_grad()`` call's statement, and each ``p.grad = 0``
-    in a loop, in source order."""
-    found: list[ast.AST] = [statement_of(function, call) for call in calls(function, "zero_grad")]
-    for loop in (n for n in ast.walk(function) if isinstance(n, ast.For)):
-        resets = [s for s in loop.body if isinstance(s, ast.Assign) and attribute_target(s, "grad") is not None
-                  and isinstance(s.value, ast.Constant) and s.value.value == 0]
-        # A loop that only resets is the reset; in a loop that also updates, the reset statement is.
-        found.extend([loop] if resets and len(resets) == len(loop.body) else resets)
-    return sorted((n for n in found if n is not None), key=lambda n: n.lineno)
-
-
-def train_statement(code: str, function: Function, verdict: Verdict | None) -> ast.AST | None:
-    """For a diagnosis of ``train_step``: the statement at fault, or where the missing one belongs."""
-    backward = calls(function, "backward")
-    resets = gradient_resets(function)
-    updates = update_statements(function)
-    returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
-    if code == "missing-zero-grad":
-        return resets[0] if resets else (top_level(function, backward[0]) if backward else None)
-    if code == "zero-grad-misplaced":
-        return resets[-1] if resets else None
-    if code == "missing-backward":
-        return top_level(function, updates[0]) if updates else returned
-    if code == "missing-update":
-        misplaced = misplaced_updates(function)
-        if misplaced:
-            return top_level(function, misplaced[0])
-        for loop in parameter_loops(function):
-            if not any(s in updates for s in statements(loop)):
-                return loop.body[0]  # a loop over the parameters that updates none
-        if backward:
-            after = top_level(function, backward[-1])
-            rest = function.body[function.body.index(after) + 1:] if after in function.body else []
-            return rest[0] if rest else after
-        return returned
-    if code == "wrong-update":
-        return updates[0] if updates else None
-    if code == "wrong-loss":
-        if returned is None:
-            return function.body[-1]  # no return: it belongs after the last statement
-        if verdict is not None and verdict.train and not verdict.train["right_steps"][0] and backward:
-            # The gradients are wrong too: the loss itself is computed wrongly.
-            return loss_statement(function, backward[0]) or returned
-        return returned
-    return None
-
-
-def loss_statement(function: Function, backward: ast.Call) -> ast.stmt | None:
-    """The assignment of the variable whose ``backward()`` is called."""
-    if not isinstance(backward.func, ast.Attribute) or not isinstance(backward.func.value, ast.Name):
-        return None
-    name = backward.func.value.id
-    assigned = [s for s in statements(function) if isinstance(s, ast.Assign) and s.lineno < backward.lineno
-                and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
-    return assigned[-1] if assigned else None
 
 
 def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | None,

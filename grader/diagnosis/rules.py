@@ -10,8 +10,8 @@ that shows it.
 
 from __future__ import annotations
 
-from grader.diagnosis.blame import TrainShape
 from grader.diagnosis.codes import UNUSABLE
+from grader.diagnosis.training import TrainShape
 from grader.exercise.expr import features, operands
 from grader.judging.judge import Verdict
 
@@ -32,19 +32,23 @@ def _errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]
     return {}, errors
 
 
-def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = None) -> dict[str, Verdict]:
+def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = None,
+                overwrites: bool | None = None) -> dict[str, Verdict]:
     """Codes for an op target from all its verdicts.
 
     A check that names its own code (``relu.at-zero``) speaks only through that
     code; the other checks are read together, by the rules below. ``attached`` is
     whether the method visibly sets ``_backward`` on the node it returns (``None``:
-    not known): then a ``_backward`` that passes nothing is a wrong derivative."""
+    not known): then a ``_backward`` that passes nothing is a wrong derivative.
+    ``overwrites`` is whether it visibly assigns an operand's gradient with ``=``
+    (``False``: every update visibly adds to it): gradients wrong only where a node is
+    used twice are then a wrong term that happens to be right once, not an overwrite."""
     unusable, errors = _errors(verdicts)
     if unusable:
         return unusable
     special = [v for v in verdicts if v.check is not None and v.check.code and not v.passed(v.check.focus)]
     verdicts = [v for v in verdicts if v.check is None or not v.check.code]
-    codes = general_op_codes(target, verdicts, errors, attached)
+    codes = general_op_codes(target, verdicts, errors, attached, overwrites)
     if not codes:
         # The special case fails alone: its own code says it (a bug seen elsewhere too
         # is that bug, not a special one).
@@ -54,7 +58,7 @@ def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = No
 
 
 def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict],
-                     attached: bool | None) -> dict[str, Verdict]:
+                     attached: bool | None, overwrites: bool | None = None) -> dict[str, Verdict]:
     """The codes of an op's ordinary checks, read together."""
     codes: dict[str, Verdict] = {}
     errors = [v for v in errors if v in verdicts]
@@ -106,7 +110,7 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     if single:
         codes["wrong-local-grad"] = smallest(single)
     elif reused:
-        codes["grad-overwrite"] = smallest(reused)
+        codes["grad-overwrite" if overwrites is not False else "wrong-local-grad"] = smallest(reused)
     elif with_constant:
         codes.setdefault("constant-operand", own_first(with_constant))
     return codes

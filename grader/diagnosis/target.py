@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grader.diagnosis import blame, equality, feedback, rules
+from grader.diagnosis import blame, equality, feedback, rules, training
 from grader.exercise import ops
 from grader.exercise.cases import Case, TrainCase
 from grader.exercise.targets import Target
@@ -42,11 +42,12 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
     ``equality``); ``lost`` ended the target's child early, while it ran ``running``."""
     function = blame.written(submission, method)
     if target.kind == "op":
-        codes = rules.diagnose_op(target.name, verdicts, blame.attaches_backward(function.node) if function else None)
+        codes = rules.diagnose_op(target.name, verdicts, blame.attaches_backward(function.node) if function else None,
+                                  blame.overwrites_gradient(function.node) if function else None)
     elif target.kind == "backward":
         codes = rules.diagnose_backward(verdicts)
     else:
-        codes = rules.diagnose_train(verdicts, blame.train_shape(function.node if function else None))
+        codes = rules.diagnose_train(verdicts, training.train_shape(function.node if function else None))
     codes = equality.explain(equality_seen, codes, verdicts)
     found: list[tuple[str, Verdict | None, str]] = [(refined(code, v, target.kind), v, "")
                                                     for code, v in codes.items()]
