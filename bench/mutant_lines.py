@@ -11,7 +11,7 @@ of the same function), grades each in this process as ``micrograde grade`` does,
 and reports, for each: whether the grade detects it (some target loses points),
 the codes, and whether every diagnosis points at the mutated statement. Where a
 statement was deleted, that is the statement now standing where it belongs (the
-next one of its block; the one before it, if it was the last; the ``pass`` that
+next one of its block; any line of the one before it, if it was the last; the ``pass`` that
 replaces a block's only statement); where two were swapped, either of them.
 
 Beside the grade, the mutant's own ``Value`` and ``train_step`` (trusted here:
@@ -214,8 +214,11 @@ def mutants(source: str) -> Iterator[Mutant]:
                     yield Mutant(f"{where} deleted", text, {stmt.lineno}, function.name, "delete")
                 else:
                     text = replaced(lines, stmt.lineno, stmt.end_lineno, [])
-                    at = block[k + 1].lineno - span if k + 1 < len(block) else block[k - 1].lineno
-                    yield Mutant(f"{where} deleted", text, {at}, function.name, "delete")
+                    if k + 1 < len(block):
+                        at = {block[k + 1].lineno - span}
+                    else:  # the last of its block: it belongs right after the one before (any line of it)
+                        at = set(range(block[k - 1].lineno, block[k - 1].end_lineno + 1))
+                    yield Mutant(f"{where} deleted", text, at, function.name, "delete")
                 if k + 1 < len(block):
                     nxt = block[k + 1]
                     first = lines[stmt.lineno - 1:stmt.end_lineno]

@@ -89,3 +89,11 @@ def parameter(function: Function, position: int) -> str | None:
     """The name of a positional parameter (``self``, ``other``), if the function has it."""
     args = function.args.posonlyargs + function.args.args
     return args[position].arg if position < len(args) else None
+
+
+def last_statement(stmt: ast.stmt) -> ast.stmt:
+    """The last statement that runs at the end of ``stmt``: itself, or the last of its body (a loop's
+    last inner statement). A statement missing after a block belongs right below that one."""
+    while isinstance(getattr(stmt, "body", None), list) and stmt.body and not isinstance(stmt, ast.ClassDef):
+        stmt = stmt.body[-1]
+    return stmt

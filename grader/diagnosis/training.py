@@ -11,7 +11,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from grader.diagnosis.syntax import Function, attribute_target, calls, statement_of, statements, top_level
+from grader.diagnosis.syntax import (
+    Function,
+    attribute_target,
+    calls,
+    last_statement,
+    statement_of,
+    statements,
+    top_level,
+)
 from grader.judging.judge import Verdict
 
 
@@ -104,7 +112,7 @@ def train_statement(code: str, function: Function, verdict: Verdict | None) -> a
         return updates[0] if updates else None
     if code == "wrong-loss":
         if returned is None:
-            return function.body[-1]  # no return: it belongs after the last statement
+            return last_statement(function.body[-1])  # no return: it belongs after the last statement
         if verdict is not None and verdict.train and not verdict.train["right_steps"][0] and backward:
             # The gradients are wrong too: the loss itself is computed wrongly.
             return loss_statement(function, backward[0]) or returned

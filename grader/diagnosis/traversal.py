@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from grader.child.inside.interface import CHILDREN_NAMES
-from grader.diagnosis.syntax import Function, calls, statement_of
+from grader.diagnosis.syntax import Function, calls, last_statement, statement_of
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,11 @@ def recursion(scope: Scope) -> ast.stmt | None:
     """Each operand visited in turn: the builder called on the loop's operand (a missing call
     belongs in the loop's body)."""
     if not scope.recursive:
+        for loop in loops_over_children(scope):  # each operand pushed, not another node
+            inner = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+            for call in method_calls(loop, "append"):
+                if call.args and not names_in(call.args[0]) & inner:
+                    return statement_of(loop, call)
         return None
     if not children_reads(scope.code):
         # No walk over the operands at all: it belongs before the node is put in the order.
@@ -234,9 +239,8 @@ def append_fault(scope: Scope, order: str | None, loops: list[ast.For]) -> ast.s
                if receiver(c) == order]
     if not appends:
         if loops:
-            block = block_of(scope.code, loops[0])
-            return block[-1]
-        return scope.code.body[-1]
+            return last_statement(block_of(scope.code, loops[0])[-1])
+        return last_statement(scope.code.body[-1])
     for call in appends:
         if call.args and scope.node not in names_in(call.args[-1]):
             return statement_of(scope.code, call)
