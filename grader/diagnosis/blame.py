@@ -362,10 +362,12 @@ def appended_before_children(function: Function) -> ast.stmt | None:
     """A node put in the order before its operands are visited (``topo.append(v)`` above the
     loop over ``v._prev`` or the ``stack.extend(v._prev)``)."""
     names = {n.name for n in ast.walk(function) if isinstance(n, Function)}
+    order = traversal.order_list(function)  # when known, only appends to it put nodes in the order
     for block in (n for n in ast.walk(function) if hasattr(n, "body")):
         body = [s for s in getattr(block, "body", []) if isinstance(s, ast.stmt)]
         for k, stmt in enumerate(body):
             if (isinstance(stmt, ast.Expr) and calls(stmt, "append")
+                    and (order is None or any(traversal.receiver(c) == order for c in calls(stmt, "append")))
                     and not walks_children(stmt, names)
                     and any(walks_children(later, names) for later in body[k + 1:])):
                 return stmt

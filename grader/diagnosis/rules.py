@@ -95,7 +95,12 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     # be 0 by accident once), or, where only reused nodes fail (they mix what several nodes
     # passed), in most failing cases.
     missing = [v for v in grads_bad if "missing-child" in v.faults]
-    if missing:
+    if missing and all(constant(v) for v in missing):
+        # An operand lost only beside a plain number: the number's handling (``__radd__`` making a
+        # new node of ``self``) cut it off, not the op's own children.
+        codes.setdefault("constant-operand", own_first(missing))
+        grads_bad = [v for v in grads_bad if v not in missing]
+    elif missing:
         codes["missing-child"] = smallest(missing)
         return codes
     once = [v for v in grads_bad if not features(v.case.expr).reuse]

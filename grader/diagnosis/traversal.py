@@ -70,6 +70,10 @@ def receiver(call: ast.Call) -> str | None:
     return value.id if isinstance(value, ast.Name) else None
 
 
+def names_in_targets(loops: list[ast.For]) -> set[str]:
+    return {n.id for loop in loops for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+
+
 def popped(loop: ast.While) -> str | None:
     """The node a stack or queue loop takes each time round: ``v`` in ``v = stack.pop()``."""
     for stmt in loop.body:
@@ -137,12 +141,23 @@ def operand_walk(scope: Scope) -> ast.stmt | None:
 def recursion(scope: Scope) -> ast.stmt | None:
     """Each operand visited in turn: the builder called on the loop's operand (a missing call
     belongs in the loop's body)."""
+    for made in own_nodes(scope.code):  # a comprehension over the operands yields each operand
+        if isinstance(made, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) and any(
+                isinstance(a, ast.Attribute) and a.attr in CHILDREN_NAMES for a in ast.walk(made.generators[0].iter)):
+            inner = {n.id for n in ast.walk(made.generators[0].target) if isinstance(n, ast.Name)}
+            if not names_in(made.elt) & inner:
+                return statement_of(scope.code, made)
     if not scope.recursive:
-        for loop in loops_over_children(scope):  # each operand pushed, not another node
+        loops = loops_over_children(scope)
+        for loop in loops:  # each operand pushed, not another node
             inner = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
             for call in method_calls(loop, "append"):
                 if call.args and not names_in(call.args[0]) & inner:
                     return statement_of(loop, call)
+        for call in method_calls(scope.code, "append"):  # outside them, the node popped is pushed or listed
+            if call.args and not any(within(loop, call) for loop in loops) and \
+                    not names_in(call.args[0]) & {scope.node, *names_in_targets(loops)}:
+                return statement_of(scope.code, call)
         return None
     if not children_reads(scope.code):
         # No walk over the operands at all: it belongs before the node is put in the order.
