@@ -366,6 +366,9 @@ def main() -> None:
     train = still_correct(original)
     if not still_correct(original, train=False):
         sys.exit(f"{args.solution} is not correct: there is nothing to mutate")
+    if not train:
+        found = [m for m in found if m.function != "train_step"]
+        print(f"{args.solution.name}'s train_step cannot train the reference's model: its mutants are left out")
     with tempfile.TemporaryDirectory() as tmp:
         for mutant in found:
             result = measure(mutant, Path(tmp), train)
