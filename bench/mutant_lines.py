@@ -275,11 +275,11 @@ def unique(found: Iterator[Mutant], original: str) -> list[Mutant]:
 def expressions() -> list[tuple]:
     a, b, c = leaf("a"), leaf("b"), leaf("c")
     ab = a * b
-    u = ab.tanh()  # a shared node whose operands are not leaves
+    u, w = ab.tanh(), a.tanh().tanh()  # shared nodes whose operands are not leaves
     # The graded ops only (the scaffold's -, / and unary minus are not the student's to write).
     roots = [a + b, a * b, a ** 3, (a * b).tanh(), 2 + a, 3 * a, a + 2, a * 3, a + a, a * a, ab + ab * c,
              (a + b) * (a + c * 2) + (a * b) ** 2, ((a * b + c).tanh() * a) ** 2 + b, (ab.tanh() + ab) * (ab + c),
-             a + 1.5 * a * b, a ** 2 + a, a.tanh() * a, (a + b) ** 2 * b, (u + u) * u]
+             a + 1.5 * a * b, a ** 2 + a, a.tanh() * a, (a + b) ** 2 * b, (u + u) * u, w * w]
     return [compile_sym(r) for r in roots if isinstance(r, Sym)]
 
 
