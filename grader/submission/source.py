@@ -298,18 +298,6 @@ def read_notebook(path: Path, display: str) -> SourceFile:
     return source
 
 
-def comparison_cell(unit: Unit) -> str | None:
-    """The autograd library a notebook cell imports, when the cell defines nothing: a demo comparing
-    results with that library, not part of the work (code that defines things and imports one is)."""
-    from grader.child.inside.harness import FORBIDDEN_MODULES
-
-    if unit.tree is None or any(isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                                for n in unit.tree.body):
-        return None
-    names = [name.split(".")[0] for node in ast.walk(unit.tree) for name in imported_names(node)]
-    return next((n for n in names if n in FORBIDDEN_MODULES - {"grader", "reference", "micrograde"}), None)
-
-
 def read_file(path: Path, display: str) -> SourceFile:
     if path.suffix == ".py":
         return read_python(path, display)
@@ -318,8 +306,9 @@ def read_file(path: Path, display: str) -> SourceFile:
     raise InputError(f"{display}: unsupported file type {path.suffix or '(none)'}; expected .py, .ipynb or a directory")
 
 
-def parse_files(files: list[SourceFile], where: Path) -> None:
-    """Parse every unit, once the code as a whole is known to be small enough to parse."""
+def parse_files(files: list[SourceFile], where: Path, roles: set[str]) -> None:
+    """Parse every unit, once the code as a whole is known to be small enough to parse; leave out
+    what notebooks compare with an autograd library (``roles``: the names of the graded code)."""
     code = sum(len(unit.source.encode("utf-8", "replace")) for source in files for unit in source.units)
     if code > MAX_CODE_BYTES:
         raise InputError(f"{where}: {code / MIB:.1f} MB of code is too much to grade "
@@ -327,23 +316,24 @@ def parse_files(files: list[SourceFile], where: Path) -> None:
     for source in files:
         for unit in source.units:
             parse_unit(unit)
-        if source.kind == "ipynb":
-            leave_out_comparisons(source)
+    notebooks = [source for source in files if source.kind == "ipynb"]
+    if notebooks:
+        leave_out_comparisons(notebooks, [u.tree for source in files for u in source.units if u.tree], roles)
 
 
-def leave_out_comparisons(source: SourceFile) -> None:
-    """Drop a notebook's comparison cells (see ``comparison_cell``), each with a note saying so."""
-    from grader.submission.notebook import SKIP_TAG
+def leave_out_comparisons(notebooks: list[SourceFile], trees: list[ast.Module], roles: set[str]) -> None:
+    """Leave out what notebook cells compare with an autograd library (``grader.submission.comparison``),
+    each with a note saying so; ``trees`` are all the submission's code, ``roles`` the graded names."""
+    from grader.submission import comparison
 
-    kept = []
-    for unit in source.units:
-        library = comparison_cell(unit)
-        if library is None:
-            kept.append(unit)
-        else:
-            source.notes.append(f"cell {unit.cell} imports {library} and defines nothing: taken for a comparison "
-                                f"with {library} and left out (tag such cells {SKIP_TAG} to say so)")
-    source.units = kept
+    protected = comparison.graded_names(trees, roles)
+    for source in notebooks:
+        for unit in source.units:
+            found = comparison.without_library(unit.source, unit.tree, protected) if unit.tree else None
+            if found is not None:
+                unit.source = found[0]
+                parse_unit(unit)
+                source.notes.append(comparison.note(unit.cell, found[1]))
 
 
 def inside(path: Path, root: Path) -> bool:
@@ -440,7 +430,7 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
         files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
-        parse_files(files, path)
+        parse_files(files, path, set(names.values()))
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
         if not providers:
             raise InputError(f"{path}: no file defines {names['Value']} or {names['train_step']}")
@@ -448,5 +438,5 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
-    parse_files([source], path)
+    parse_files([source], path, set(names.values()))
     return Submission(path, [source], {role: source for role in names}, names=names)
