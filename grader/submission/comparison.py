@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import ast
 
-from grader.child.inside.harness import FORBIDDEN_MODULES
+from grader.child.inside.policy import AUTOGRAD_LIBRARIES as LIBRARIES
 from grader.submission.notebook import SKIP_TAG
-
-# Libraries a comparison is made with; importing the grader or the reference is never a comparison.
-LIBRARIES = frozenset(FORBIDDEN_MODULES - {"grader", "reference", "micrograde"})
 
 
 def graded_names(trees: list[ast.Module], roles: set[str]) -> set[str]:
@@ -45,23 +42,27 @@ def bound_names(node: ast.stmt) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def library_import(node: ast.stmt) -> tuple[str, list[ast.alias]] | None:
-    """For an import of a library: the library, and the aliases of the statement to keep."""
-    if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in LIBRARIES:
+def library_import(node: ast.stmt, own: set[str]) -> tuple[str, list[ast.alias]] | None:
+    """For an import of a library (not one of the submission's ``own`` modules): the library, and
+    the aliases of the statement to keep."""
+    libraries = LIBRARIES - own
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in libraries:
         return node.module.split(".")[0], []
     if isinstance(node, ast.Import):
-        libraries = [a.name.split(".")[0] for a in node.names if a.name.split(".")[0] in LIBRARIES]
-        if libraries:
-            return libraries[0], [a for a in node.names if a.name.split(".")[0] not in LIBRARIES]
+        found = [a.name.split(".")[0] for a in node.names if a.name.split(".")[0] in libraries]
+        if found:
+            return found[0], [a for a in node.names if a.name.split(".")[0] not in libraries]
     return None
 
 
-def without_library(source: str, tree: ast.Module, protected: set[str]) -> tuple[str, str] | None:
+def without_library(source: str, tree: ast.Module, protected: set[str],
+                    own: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """``source`` with a library's imports and the statements using them left out, and the library;
-    ``None`` when the cell imports none, or when the names it would leave out are graded code's."""
+    ``None`` when the cell imports none (``own``: the submission's modules, never a library), or
+    when the names it would leave out are graded code's (``protected``)."""
     library, tainted, edits = None, set(), []
     for node in tree.body:
-        found = library_import(node)
+        found = library_import(node, own)
         if found is not None:
             library = library or found[0]
             kept = found[1]

@@ -21,6 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.child.inside.policy import FORBIDDEN_MODULES
 from grader.exercise.ops import OPS
 from grader.submission.errors import InputError
 
@@ -133,25 +134,13 @@ class Submission:
         return location or source.defines(self.names["Value"])
 
     def local_modules(self) -> set[str]:
-        """Top-level names the submission's own files provide (a ``micrograd/`` package, an
-        ``engine.py``): importing one imports the student's code, not a forbidden library.
-        The child's audit hook exempts the same names (``harness.local_module_names``)."""
-        if self.directory is None:
-            return {self.path.stem}
-        names = set()
-        for source in self.files:
-            relative = source.path.relative_to(self.directory)
-            names.update(relative.parts[:-1])
-            if relative.suffix == ".py":
-                names.add(relative.stem)
-        return names
+        """Top-level names the submission's own files provide (see ``own_module_names``)."""
+        return own_module_names(self.files, self.directory) if self.directory is not None else {self.path.stem}
 
     def forbidden_imports(self) -> list[tuple[str, Location]]:
         """Imports of an autograd library or of the grader in the files graded, found by reading them.
 
         (What those files import from elsewhere is caught when it runs.)"""
-        from grader.child.inside.harness import FORBIDDEN_MODULES
-
         forbidden = FORBIDDEN_MODULES - self.local_modules()
         found = []
         for source in dict.fromkeys(self.providers.values()):
@@ -172,6 +161,19 @@ class Submission:
                 if unit.syntax_error and source.kind == "py":
                     problems.append((unit.syntax_error, Location(source.display, unit.syntax_line)))
         return problems
+
+
+def own_module_names(files: list[SourceFile], directory: Path) -> set[str]:
+    """Top-level names the files of a folder provide (a ``micrograd/`` package, an ``engine.py``):
+    importing one imports the student's code, not a forbidden library. The child's audit hook
+    exempts the same names (``grader.child.inside.guard``)."""
+    names = set()
+    for source in files:
+        relative = source.path.relative_to(directory)
+        names.update(relative.parts[:-1])
+        if relative.suffix == ".py":
+            names.add(relative.stem)
+    return names
 
 
 def imported_names(node: ast.AST) -> list[str]:
@@ -306,9 +308,10 @@ def read_file(path: Path, display: str) -> SourceFile:
     raise InputError(f"{display}: unsupported file type {path.suffix or '(none)'}; expected .py, .ipynb or a directory")
 
 
-def parse_files(files: list[SourceFile], where: Path, roles: set[str]) -> None:
+def parse_files(files: list[SourceFile], where: Path, roles: set[str], own: set[str]) -> None:
     """Parse every unit, once the code as a whole is known to be small enough to parse; leave out
-    what notebooks compare with an autograd library (``roles``: the names of the graded code)."""
+    what notebooks compare with an autograd library (``roles``: the names of the graded code; ``own``:
+    the submission's own modules, never a library)."""
     code = sum(len(unit.source.encode("utf-8", "replace")) for source in files for unit in source.units)
     if code > MAX_CODE_BYTES:
         raise InputError(f"{where}: {code / MIB:.1f} MB of code is too much to grade "
@@ -318,10 +321,11 @@ def parse_files(files: list[SourceFile], where: Path, roles: set[str]) -> None:
             parse_unit(unit)
     notebooks = [source for source in files if source.kind == "ipynb"]
     if notebooks:
-        leave_out_comparisons(notebooks, [u.tree for source in files for u in source.units if u.tree], roles)
+        leave_out_comparisons(notebooks, [u.tree for source in files for u in source.units if u.tree], roles, own)
 
 
-def leave_out_comparisons(notebooks: list[SourceFile], trees: list[ast.Module], roles: set[str]) -> None:
+def leave_out_comparisons(notebooks: list[SourceFile], trees: list[ast.Module], roles: set[str],
+                          own: set[str]) -> None:
     """Leave out what notebook cells compare with an autograd library (``grader.submission.comparison``),
     each with a note saying so; ``trees`` are all the submission's code, ``roles`` the graded names."""
     from grader.submission import comparison
@@ -329,7 +333,7 @@ def leave_out_comparisons(notebooks: list[SourceFile], trees: list[ast.Module], 
     protected = comparison.graded_names(trees, roles)
     for source in notebooks:
         for unit in source.units:
-            found = comparison.without_library(unit.source, unit.tree, protected) if unit.tree else None
+            found = comparison.without_library(unit.source, unit.tree, protected, own) if unit.tree else None
             if found is not None:
                 unit.source = found[0]
                 parse_unit(unit)
@@ -384,7 +388,7 @@ def is_stub(function: ast.FunctionDef) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
 
 
-def written(source: SourceFile, name: str) -> int:
+def methods_written(source: SourceFile, name: str) -> int:
     """How many of the graded methods (or the function) ``source`` has actually written for ``name``."""
     count = 0
     for unit in source.units:
@@ -406,7 +410,8 @@ def choose(files: list[SourceFile], name: str) -> SourceFile | None:
         defined = any(
             is_definition(node, name) for u in source.units for node in (u.tree.body if u.tree else ())
         )
-        return (not defined, -written(source, name), source.kind != "py", len(source.path.parts), source.display)
+        return (not defined, -methods_written(source, name), source.kind != "py", len(source.path.parts),
+                source.display)
 
     having = [s for s in files if s.defines(name) or s.read_error or broken_python(s)]
     return min(having, key=rank) if having else None
@@ -430,7 +435,7 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
         files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
-        parse_files(files, path, set(names.values()))
+        parse_files(files, path, set(names.values()), own_module_names(files, path))
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
         if not providers:
             raise InputError(f"{path}: no file defines {names['Value']} or {names['train_step']}")
@@ -438,5 +443,5 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
-    parse_files([source], path, set(names.values()))
+    parse_files([source], path, set(names.values()), {path.stem})
     return Submission(path, [source], {role: source for role in names}, names=names)
