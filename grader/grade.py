@@ -19,7 +19,7 @@ from grader.child.session import OPS, TRAIN, Session
 from grader.child.worker import WorkerLost
 from grader.diagnosis import equality, feedback, missing, rules
 from grader.diagnosis.codes import UNUSABLE
-from grader.diagnosis.submission import cheating, load_diagnoses, merge_interface_problems
+from grader.diagnosis.submission import cheating, inferred_warning, load_diagnoses, merge_interface_problems
 from grader.diagnosis.target import diagnose_target
 from grader.exercise import config as course_config
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Check, TrainCase
@@ -246,6 +246,8 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                 report.checks.extend(results)
                 report.diagnoses.extend(diagnose_target(target, exercise.method(target.name), verdicts, submission,
                                                        session.equality, run.lost, run.running))
+            if (named := inferred_warning(submission.names["Value"], session.inferred)) is not None:
+                report.warnings.append(named)
             merge_interface_problems(report, submission.location("__init__"))
             missing.explain_missing(report, submission, exercise)
             equality.describe(report, submission, session.equality)

@@ -39,6 +39,7 @@ class Session:
         self.failures: list[dict] = []
         self.missing_modules: list[str] = []  # not installed here; given stand-ins so the file could load
         self.equality: str | None = None  # "value" or "unhashable": how the class compares (see diagnosis.equality)
+        self.inferred: dict[str, str] = {}  # the exercise's name -> the class's own, where they differ
         self.load_lost: WorkerLost | None = None
         self.violations: list[str] = []
         self.truncated = False
@@ -157,7 +158,8 @@ class Session:
             self.confinement = held
 
     def observe(self, reply: dict) -> dict:
-        """Keep what every reply says about the process itself: cheating attempts, cut output."""
+        """Keep what every reply says about the process itself (cheating attempts, cut output) and
+        about the class (how it compares nodes, what it names their parts)."""
         violations = reply.get("violations")
         if isinstance(violations, list):
             for v in violations:
@@ -166,6 +168,10 @@ class Session:
         self.truncated |= reply.get("truncated") is True
         if reply.get("equality") in ("value", "unhashable"):
             self.equality = reply["equality"]
+        inferred = reply.get("inferred")
+        if isinstance(inferred, dict) and not self.inferred:
+            self.inferred = {role: name for role, name in inferred.items() if role in ("grad", "_backward")
+                             and isinstance(name, str) and name.isidentifier() and len(name) <= 40}
         return reply
 
     def output(self) -> str:
