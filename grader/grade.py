@@ -38,7 +38,8 @@ from grader.judging.plan import plan_backward, plan_op
 from grader.report.model import CheckResult, Report
 from grader.submission import shape
 from grader.submission.errors import InputError
-from grader.submission.source import Submission, read_submission
+from grader.submission.siblings import read_as_run
+from grader.submission.source import Submission
 
 
 @dataclass(frozen=True)
@@ -207,11 +208,12 @@ def session_sandbox(session: Session) -> dict:
     return launcher.detect().to_json(session.confinement)
 
 
-def grade(path: Path, options: Options | None = None) -> Report:
-    """Grade the submission at ``path``; ``InputError`` if there is nothing to grade."""
+def grade(path: Path, options: Options | None = None, siblings: bool = True) -> Report:
+    """Grade the submission at ``path``; ``InputError`` if there is nothing to grade. A single file
+    takes what it needs from its folder unless ``siblings`` is false (``grader.submission.siblings``)."""
     options = options or Options()
     exercise = options.exercise()
-    return grade_submission(read_submission(path, exercise.config), options)
+    return grade_submission(read_as_run(path, exercise.config, siblings), options)
 
 
 def grade_submission(submission: Submission, options: Options | None = None) -> Report:

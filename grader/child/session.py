@@ -59,13 +59,15 @@ class Session:
                 modules[unique.index(source)]["provides"].append(name)
                 continue
             unique.append(source)
-            directory = None
+            directory, package = None, None
             if self.submission.directory is not None:
-                directory = str(self.workdir / "submission" / source.path.relative_to(
-                    self.submission.directory).parent)
+                relative = source.path.relative_to(self.submission.directory)
+                directory = str(self.workdir / "submission" / relative.parent)
+                package = self.package_of(relative)
             modules.append({
                 "name": source.path.stem if source.path.stem.isidentifier() else "submission",
                 "directory": directory,
+                "package": package,
                 "provides": [name],
                 "units": [{"filename": u.filename, "source": u.source, "label": u.cell,
                            "isolated": source.kind == "ipynb"}
@@ -73,6 +75,19 @@ class Session:
             })
         return {"kind": "load", "modules": modules, "names": dict(self.submission.names),
                 "time_limit": self.exercise.config.load_time_limit}
+
+    def package_of(self, relative: Path) -> dict | None:
+        """The package a file of the submission belongs to (``src/micrograd/engine.py`` with an
+        ``__init__.py`` beside it: ``micrograd``), and the folder it is imported from, as an installed
+        package is: its own absolute imports (``from micrograd.topo import topo``) and relative ones work."""
+        own = {s.path.relative_to(self.submission.directory) for s in self.submission.files}
+        parts, folder = [], relative.parent
+        while folder != folder.parent and folder / "__init__.py" in own and folder.name.isidentifier():
+            parts.insert(0, folder.name)
+            folder = folder.parent
+        if not parts:
+            return None
+        return {"name": ".".join(parts), "root": str(self.workdir / "submission" / folder)}
 
     def launch(self, role: str = OPS) -> int:
         """Start a process and send it the submission to load; returns the load request's id."""

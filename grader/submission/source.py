@@ -425,7 +425,8 @@ def broken_python(source: SourceFile) -> bool:
 def read_submission(path: Path, config: Config | None = None) -> Submission:
     """Read and parse a submission; ``InputError`` when there is nothing gradable.
 
-    ``config`` names the class and the training function (by default ``Value`` and ``train_step``)."""
+    ``config`` names the class and the training function (by default ``Value`` and ``train_step``).
+    A single file is read alone: ``grader.submission.siblings`` adds what its folder gives it."""
     names = dict(ROLES) if config is None else {"Value": config.class_name, "train_step": config.train_function}
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")

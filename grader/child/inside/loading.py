@@ -55,6 +55,13 @@ def load_modules(api, request):
             sys.modules[spec["name"]] = module
         if spec.get("directory"):
             sys.path.insert(0, spec["directory"])
+        package = spec.get("package")
+        if package:
+            # A file of a package runs as the package's module: its absolute imports of the package
+            # find the package's folder, its relative imports their package.
+            module.__package__ = package["name"]
+            if package["root"] not in sys.path:
+                sys.path.append(package["root"])
         for unit in spec["units"]:
             failure = run_unit(unit, module.__dict__)
             while failure is not None and stand_in_for(failure):
