@@ -143,11 +143,18 @@ def keyword_places(V):
 def gradient_name(leaf):
     """The attribute a leaf keeps its gradient in: ``grad`` if it stores one, else its only other number
     that starts at 0 (``gradient``, ``g``); ``grad`` when that says nothing."""
-    numbers = [n for n, v in stored_items(leaf) if n != "data" and isinstance(v, (int, float))
-               and not isinstance(v, bool) and v == 0]
+    numbers = [n for n, v in stored_items(leaf) if n != "data" and zero(v)]
     if "grad" in numbers or len(numbers) != 1:
         return "grad"
     return numbers[0]
+
+
+def zero(value):
+    """Whether a stored value is the number 0 (compared by ``float``'s and ``int``'s own methods,
+    never a subclass's ``__eq__``)."""
+    if isinstance(value, float):
+        return float.__eq__(value, 0.0)
+    return isinstance(value, int) and not isinstance(value, bool) and int.__eq__(value, 0)
 
 
 def closure_and_gradient(iface, a, b):
@@ -170,7 +177,7 @@ def closure_and_gradient(iface, a, b):
                 for n in numbers:
                     setattr(out, n, 1.0)
                 function()
-                changed = [n for n in numbers if stored_or_none(a, n) != before[n]]
+                changed = [n for n in numbers if stored_or_none(a, n) is not before[n]]  # a new number
             except Exception:  # noqa: BLE001 - not a closure that runs on its own
                 changed = []
             for n, v in before.items():
