@@ -9,7 +9,7 @@ from grader.diagnosis.rules import UNUSABLE
 from grader.exercise.cases import Case, TrainCase
 from grader.exercise.ops import method_name
 from grader.judging.judge import Verdict
-from grader.report.graph import mermaid, svg
+from grader.report.graph import mermaid
 from grader.report.model import Counterexample, fmt
 
 WHAT = {
@@ -123,7 +123,7 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
         return Counterexample(case.label, {}, dict(verdict.expected), dict(verdict.actual), "reference")
     expression = case.label
     graph = mermaid(*verdict.graph) if verdict.graph else None
-    drawing = svg(*verdict.graph) if verdict.graph else None
+    drawing = verdict.graph or None
     if focus != "grad" and not verdict.forward_ok:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
                               {"data": verdict.actual_data}, "reference", graph, drawing)

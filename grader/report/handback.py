@@ -71,11 +71,14 @@ def dumps(notebook: dict) -> str:
 
 def render_html(notebook: dict) -> str:
     """The notebook as one HTML page that needs no network: nbconvert's lab page without its scripts,
-    the student's own Markdown and outputs sanitised."""
+    the student's own Markdown rendered and, with their outputs, sanitised (``grader.report.sanitise``)."""
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab", template_file=str(OFFLINE_TEMPLATE), sanitize_html=True)
+    from grader.report.sanitise import clean_html
+
+    exporter = HTMLExporter(template_name="lab", template_file=str(OFFLINE_TEMPLATE), sanitize_html=True,
+                            filters={"clean_html": clean_html})
     # Read back as nbformat reads a file: Jupyter saves multi-line sources as lists of lines.
     body, _ = exporter.from_notebook_node(nbformat.reads(json.dumps(notebook), as_version=4))
     return body

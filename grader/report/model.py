@@ -68,7 +68,7 @@ class Counterexample:
     actual: dict[str, object]
     oracle: str  # "reference", "finite-difference" or "both"
     graph: str | None = None  # Mermaid source of the expression's graph
-    svg: str | None = None  # the same graph as inline SVG, for offline pages; not in the JSON
+    drawing: tuple | None = None  # (expression, expected, actual) to draw it as SVG for offline pages; not in JSON
 
     def to_json(self) -> dict:
         data = tidy({
