@@ -39,8 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--audience", choices=("student", "staff"), default="student",
                        help="staff reports also run and show the checks hidden from students")
     grade.add_argument("--feedback", type=Path, metavar="OUT.ipynb",
-                       help="write the notebook back with feedback cells in it (notebook submissions)")
-    grade.add_argument("--html", type=Path, metavar="OUT.html", help="the feedback notebook as an HTML page")
+                       help="write the notebook back with feedback cells in it (notebooks; for a .py, use --html)")
+    grade.add_argument("--html", type=Path, metavar="OUT.html",
+                       help="the submission as an HTML page with the feedback in it (a notebook, or a .py file "
+                            "with the feedback at the lines it names); opens offline")
     grade.add_argument("--fail-under", type=float, metavar="N",
                        help="exit 1 only when the score is below N (default: when any point is lost)")
     grade.add_argument("--execute", action="store_true",
@@ -173,8 +175,13 @@ def run_grade(args: argparse.Namespace) -> int:
     options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience)
     submission = read_submission(args.path, options.config)
     notebook = handback.graded_notebook(submission)
-    if (args.feedback or args.html or args.execute) and notebook is None:
-        raise _BadInput("--feedback, --html and --execute need a notebook submission")
+    if (args.feedback or args.execute) and notebook is None:
+        option = "--feedback" if args.feedback else "--execute"
+        raise _BadInput(f"{option} needs a notebook submission" + (
+            "; for a .py submission, --html OUT.html writes its file with the feedback in it" if args.feedback
+            else ""))
+    if args.html and notebook is None and not any(s.kind == "py" for s in submission.providers.values()):
+        raise _BadInput("--html needs a notebook or a .py file that defines what is graded")
     if args.execute:
         from grader.staff.execute import available
 
@@ -191,7 +198,8 @@ def run_grade(args: argparse.Namespace) -> int:
         handed_back = handback.feedback_notebook(notebook.path.read_bytes(), report, submission)
         write(args.feedback, handback.dumps(handed_back))
     if args.html:
-        page = handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True)
+        page = (handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True)
+                if notebook is not None else handback.source_notebook(report, submission))
         write(args.html, handback.render_html(page))
     text = render(report, args, time.monotonic() - started)
     if args.output is None:

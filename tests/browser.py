@@ -46,7 +46,12 @@ MEASURE = r"""(() => {
   return {text: document.body.innerText, graphs,
           headings: [...document.querySelectorAll('h1,h2,h3,h4')].map(h => [h.tagName, h.innerText]),
           feedback: [...document.querySelectorAll('.micrograde-feedback')].map(e => e.innerText),
-          elements: [...document.querySelectorAll('*')].map(e => e.tagName.toLowerCase())};
+          shown: [...document.querySelectorAll('.micrograde-feedback')].map(
+            e => getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().height > 20),
+          title: document.title, scripts: document.querySelectorAll('script').length,
+          styles: document.body.querySelectorAll('style, [style]').length,
+          links: [...document.querySelectorAll('[href], [src]')].map(
+            e => e.getAttribute('href') || e.getAttribute('src'))};
 })()"""
 
 
