@@ -95,3 +95,46 @@ def test_feedback_refuses_a_py_file_naming_html(tmp_path):
     (tmp_path / "engine.py").write_text(SOLUTION)
     result = micrograde("grade", str(tmp_path / "engine.py"), "--feedback", str(tmp_path / "out.ipynb"))
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "--html" in result.stderr
+
+
+def class_rows() -> list[tuple[str, dict]]:
+    """Reports as ``micrograde batch`` keeps them: graded students with misconceptions, and the ones a TA
+    must look at (a load timeout, a forbidden import, an unreadable file, a grader that failed)."""
+    def graded(score: float, *diagnoses: tuple[str, str, str]) -> dict:
+        return {"status": "graded", "score": score, "max_score": 100.0,
+                "targets": {"add": {"score": min(score, 50.0), "max_score": 50.0},
+                            "backward": {"score": max(0.0, score - 50), "max_score": 50.0}},
+                "diagnoses": [{"target": t, "code": c, "message": m} for t, c, m in diagnoses]}
+
+    return [
+        ("ann", graded(100.0)),
+        ("ben", graded(80.0, ("backward", "wrong-order", "backward runs a node too early"))),
+        ("cat", graded(80.0, ("backward", "wrong-order", "backward runs a node too early"))),
+        ("dan", graded(0.0, ("submission", "load-timeout", "loading the file took longer than 10 s"))),
+        ("eve", graded(0.0, ("submission", "forbidden-import", "imports torch"),
+                       ("submission", "load-error", "could not load"))),
+        ("<b>fay</b>", {"status": "unreadable", "error": "not a notebook", "score": 0.0, "diagnoses": []}),
+        ("gus", {"status": "grader-failed", "error": "the grading process died", "score": 0.0, "diagnoses": []}),
+    ]
+
+
+def test_class_summary_names_who_needs_what(tmp_path, browser):
+    from grader.staff.gradebook import lms_csv
+    from grader.staff.summary import summarise, summary_html, summary_markdown
+
+    summary = summarise(class_rows())
+    (tmp_path / "summary.html").write_text(summary_html(summary))
+    seen = browser.render(tmp_path / "summary.html", tmp_path / "summary.png")
+    print(f"screenshot: {tmp_path / 'summary.png'}")
+    check_page(seen)
+    text = seen["text"]
+    assert "backward:wrong-order\t2\tben, cat" in text  # who is in each misconception, by name
+    needs_a_look = text.split("look at these by hand")[1]
+    for student, why in (("dan", "load-timeout"), ("eve", "forbidden-import"), ("<b>fay</b>", "unreadable"),
+                         ("gus", "grader-failed")):
+        assert f"{student}\t" in needs_a_look and why in needs_a_look, student
+    assert "ben" not in needs_a_look and "ann" not in needs_a_look
+    markdown = summary_markdown(summary)
+    assert "| `backward:wrong-order` | 2 | ben, cat |" in markdown and "| dan | submission: load-timeout |" in markdown
+    gradebook = lms_csv(class_rows(), "micrograd").splitlines()
+    assert "gus,,,gus,," in gradebook and "ann,,,ann,,100" in gradebook and "dan,,,dan,,0" in gradebook
