@@ -6,7 +6,6 @@ import shutil
 import textwrap
 
 from grader.report.model import Report, printable
-from grader.submission.source import Location
 
 STATUS_MARK = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "31", "TIMEOUT": "33"}
@@ -42,8 +41,7 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
         lines += [paint(line, "33") for line in paragraph(f"warning: {warning}")]
     order = {t: i for i, t in enumerate(("submission", *scores))}
     for d in sorted(report.shown_diagnoses(), key=lambda d: order.get(d.target, len(order))):
-        where = f" ({Location(d.file, d.line, d.cell).describe()})" if d.file else ""
-        heading = [paint(line, "1") for line in paragraph(f"[{d.code}] {d.target}{where}")]
+        heading = [paint(line, "1") for line in paragraph(d.heading())]
         lines += ["", *heading, *paragraph(d.message, "  ")]
     failed = [c for c in shown if c.status != "passed" and not c.message.startswith("not run")]
     if failed:
