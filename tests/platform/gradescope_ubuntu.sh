@@ -31,6 +31,11 @@ for pocket in "" -updates -security; do
     echo "deb $mirror $suite$pocket main restricted universe multiverse"
 done > "$root/etc/apt/sources.list"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This machine's own way to the package index (a pip.conf and the CA bundle it trusts), as for DNS.
+if [ -f /etc/pip.conf ]; then
+    cp /etc/pip.conf "$root/etc/pip.conf"
+    cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+fi
 
 bundle="$(mktemp -d)"
 python3 -m grader template gradescope "$bundle" >/dev/null 2>&1 || micrograde template gradescope "$bundle" >/dev/null
