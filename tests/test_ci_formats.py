@@ -344,3 +344,13 @@ def test_every_format_names_the_line_and_the_smallest_case_once(buggy):
     [command] = [c for c in annotations(report, read_submission(buggy), buggy.parent) if "grad-overwrite%2C" not in c
                  and "mul)" in c]
     assert f"file=engine.py,line={line}," in command
+
+
+def test_text_table_header_sits_over_its_columns():
+    report = Report("engine.py", targets=["add", "backward"], checks=[
+        CheckResult("add.forward", "add", "forward", "passed", 15.0),
+        CheckResult("backward.chain", "backward", "chain", "failed", 20.0, "wrong")])
+    header, *rows = render_text(report, width=100).splitlines()[2:5]
+    for row in rows:
+        assert row.index("/") in range(header.index("score"), header.index("score") + len("score"))
+        assert header.index("checks") == row.index("ok" if "add" in row else "FAIL")

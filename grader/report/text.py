@@ -31,7 +31,7 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
     scores = report.target_scores()
     total, maximum = report.shown_totals()
     lines = [*paragraph(f"micrograde: {report.submission}"), ""]
-    lines.append(f"  {'target':<12}{'score':>14}   checks")
+    lines.append(f"  {'target':<12}{'score':^15}   checks")  # over `{score:>6g} / {max:<6g}`
     for target, (score, max_score) in scores.items():
         checks = [c for c in shown if c.target == target]
         marks = " ".join(paint(STATUS_MARK[c.status], COLOURS[STATUS_MARK[c.status]]) for c in checks)
