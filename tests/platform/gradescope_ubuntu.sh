@@ -32,9 +32,10 @@ for pocket in "" -updates -security; do
 done > "$root/etc/apt/sources.list"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # This machine's own way to the package index (a pip.conf and the CA bundle it trusts), as for DNS.
-if [ -f /etc/pip.conf ]; then
-    cp /etc/pip.conf "$root/etc/pip.conf"
-    cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+# (Its own file: installing ca-certificates in the root rewrites the root's bundle.)
+if [ -f /etc/pip.conf ] && grep -q '^cert *=' /etc/pip.conf; then
+    cp "$(sed -n 's/^cert *= *//p' /etc/pip.conf | head -n 1)" "$root/etc/host-ca-bundle.crt"
+    printf '[global]\ncert = /etc/host-ca-bundle.crt\n' > "$root/etc/pip.conf"
 fi
 
 bundle="$(mktemp -d)"
