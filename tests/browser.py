@@ -49,6 +49,7 @@ MEASURE = r"""(() => {
           shown: [...document.querySelectorAll('.micrograde-feedback')].map(
             e => getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().height > 20),
           title: document.title, scripts: document.querySelectorAll('script').length,
+          unsourced: [...document.images].filter(i => !i.getAttribute('src')).length,
           styles: document.body.querySelectorAll('style, [style]').length,
           links: [...document.querySelectorAll('[href], [src]')].map(
             e => e.getAttribute('href') || e.getAttribute('src'))};

@@ -66,6 +66,8 @@ def test_notebook_handback_renders_the_notebook_and_stays_inert(tmp_path, browse
     assert ["H1", "My engine"] in seen["headings"] and ["H1", "My micrograd"] in seen["headings"]
     assert "adds\nmultiplies" in seen["text"] and "x = Value(2.0)" in seen["text"] and "2x$" in seen["text"]
     assert seen["title"] != "pwned" and "hacked" not in seen["text"] and seen["styles"] == 0
+    assert "pwned" not in seen["text"] and "display: none" not in seen["text"]  # their code is gone, not shown
+    assert seen["unsourced"] == 0  # no broken image where one was refused
     assert len(seen["feedback"]) == 7 and all(seen["shown"])  # the summary and one per target, framed
     assert seen["feedback"][0].startswith("micrograde: 84 / 100")
     assert not any("100 / 100" in text for text in seen["feedback"])  # the student's fake is not micrograde's

@@ -26,6 +26,8 @@ TAGS = frozenset({
 })
 _LINK = re.compile(r"^(https?:|mailto:|#)", re.I)
 _EMBEDDED_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,", re.I)
+_CODE_OF_THE_PAGE = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.I | re.S)
+_IMAGE_WITHOUT_SOURCE = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
 
 
 def _allowed(tag: str, name: str, value: str) -> bool:
@@ -42,7 +44,10 @@ def _allowed(tag: str, name: str, value: str) -> bool:
 
 def clean_html(element: str | bytes) -> str:
     """``element`` (a student's rendered Markdown, an output's HTML) with only inert document markup left;
-    a tag that is not allowed is removed and its text kept as text."""
+    a tag that is not allowed is removed and its text kept as text, but a script's or a style sheet's
+    code is dropped with it, and so is an image whose source was not allowed (it would show as broken)."""
     text = element.decode() if isinstance(element, bytes) else str(element)
-    return bleach.clean(text, tags=TAGS, attributes=_allowed, protocols=["http", "https", "mailto", "data"],
-                        strip=True, strip_comments=True)
+    text = _CODE_OF_THE_PAGE.sub("", text)
+    cleaned = bleach.clean(text, tags=TAGS, attributes=_allowed, protocols=["http", "https", "mailto", "data"],
+                           strip=True, strip_comments=True)
+    return _IMAGE_WITHOUT_SOURCE.sub("", cleaned)
