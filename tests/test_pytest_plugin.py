@@ -61,7 +61,8 @@ def test_a_buggy_file_fails_exactly_its_checks(tmp_path):
                       "mul::generated", "mul::reused-node"]
     line = BUGGY.splitlines().index("            self.grad = other.data * out.grad") + 1
     assert f"FAILED mul::reused-node - [grad-overwrite] mul (engine.py, line {line})" in result.stdout
-    for failure in result.stdout.split(" FAILURES ")[1].split("\n____")[1:]:
+    failures = result.stdout.split(" FAILURES ")[1].split(" short test summary info ")[0]
+    for failure in failures.split("\n____")[1:]:
         assert failure.count("Smallest failing case") == 1, failure
     assert "[grad-overwrite]" in result.stdout
     total = sum(float(p.get("value")) for p in root.iter("property") if p.get("name") == "points")
