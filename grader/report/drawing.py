@@ -54,7 +54,6 @@ class Shape:
     """A node of the drawing: a value's record or an operation's circle, with its size."""
 
     name: str
-    title: str
     fields: list[str]
     wrong: bool
     op: bool
@@ -73,9 +72,9 @@ def shapes_and_edges(drawn: list[Box]) -> tuple[list[Shape], list[tuple[str, str
     """The nodes (a record per value, a circle per operation) and the edges, operands first."""
     shapes, edges = [], []
     for i, box in enumerate(drawn):
-        shapes.append(Shape(f"v{i}", f"v{i}", box.lines, box.wrong, False))
+        shapes.append(Shape(f"v{i}", box.lines, box.wrong, False))
         if box.op is not None:
-            shapes.append(Shape(f"op{i}", f"op{i}", [box.op], False, True))
+            shapes.append(Shape(f"op{i}", [box.op], False, True))
             edges.append((f"op{i}", f"v{i}"))
             edges += [(f"v{j}", f"op{i}") for j in box.inputs]
     return shapes, edges
@@ -209,7 +208,7 @@ def _ports(instances: list[tuple[str, str, int, int]], at: dict[str, tuple[float
 
 def _node(s: Shape, cx: float, cy: float) -> str:
     fill, stroke = WRONG if s.wrong else RIGHT
-    title = f"<title>{escape(s.title)}</title>"
+    title = f"<title>{escape(s.name)}</title>"
     if s.op:
         return (f'<g class="node">{title}<ellipse cx="{cx:.1f}" cy="{cy:.1f}" rx="{s.width / 2:.1f}" '
                 f'ry="{s.height / 2:.1f}" fill="#eef" stroke="#333"/><text x="{cx:.1f}" y="{cy + 4:.1f}" '
