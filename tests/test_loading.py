@@ -81,3 +81,14 @@ def test_a_file_that_only_sits_in_the_same_folder_is_not_taken(tmp_path):
 def test_a_file_that_does_not_parse_is_graded_alone(tmp_path):
     submission = read_as_run(folder(tmp_path, engine=ENGINE + "\ndef broken(:\n", train=TRAIN) / "engine.py")
     assert submission.directory is None
+
+
+def test_a_torch_import_gets_advice_that_fits(tmp_path):
+    """``import torch`` runs fine on the student's machine: the report says it may not be used, and never
+    that the file fails to run on its own."""
+    path = tmp_path / "engine.py"
+    path.write_text("import torch\n" + SOLUTION)
+    result = micrograde("grade", str(path), "--format", "json")
+    report = json.loads(result.stdout)
+    assert [d["code"] for d in report["diagnoses"]] == ["forbidden-import"]
+    assert "python yourfile.py" not in result.stdout and "imports torch" in result.stdout
