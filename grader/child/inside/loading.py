@@ -59,15 +59,15 @@ def load_modules(api, request):
         # is taken: a student's math.py must not replace the real math module.
         if spec["name"] not in sys.modules and spec["name"] not in sys.stdlib_module_names:
             sys.modules[spec["name"]] = module
-        if spec.get("directory"):
-            sys.path.insert(0, spec["directory"])
         package = spec.get("package")
         if package:
             # A file of a package runs as the package's module: its absolute imports of the package
-            # find the package's folder, its relative imports their package.
+            # find the package's folder (before an installed package of the same name, as the
+            # student's own installed package would), its relative imports their package.
             module.__package__ = package["name"]
-            if package["root"] not in sys.path:
-                sys.path.append(package["root"])
+            sys.path.insert(0, package["root"])
+        if spec.get("directory"):
+            sys.path.insert(0, spec["directory"])
         for unit in spec["units"]:
             failure = run_unit(unit, module.__dict__)
             while failure is not None and stand_in_for(failure):
