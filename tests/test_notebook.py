@@ -19,7 +19,13 @@ MUTANTS = [m for m in tomllib.loads((CORPUS / "mutants.toml").read_text())["muta
            if "submission" not in m["expect"] and "timeout" not in m]
 
 
-def as_notebook(source: str, minor: int = 5) -> dict:
+# A shell escape students leave in their notebooks: the grader never runs it. A test that runs the
+# notebook in a real kernel gives one that changes nothing on the machine instead.
+INSTALL = "!pip install --upgrade micrograd"
+HARMLESS = "!echo nothing to install"
+
+
+def as_notebook(source: str, minor: int = 5, shell: str = INSTALL) -> dict:
     """``source`` (imports, class Value, def train_step) split over cells, with the usual noise."""
     head, rest = source.split("class Value", 1)
     engine, train = rest.split("def train_step", 1)
@@ -29,7 +35,7 @@ def as_notebook(source: str, minor: int = 5) -> dict:
                         "from graphviz import Digraph"),
         ("code", "class Value" + engine),
         ("code", "a = Value(2.0)\nprint(a.frobnicate())"),  # a demo cell that crashes
-        ("code", "!pip install --upgrade micrograd\nValue?"),
+        ("code", shell + "\nValue?"),
         ("markdown", "## Training"),
         ("code", "def train_step" + train),
         ("code", "%%timeit\nx = 1"),
@@ -152,7 +158,7 @@ def test_feedback_needs_a_notebook(tmp_path):
 
 def test_execute_runs_the_notebook_in_a_kernel(tmp_path):
     pytest.importorskip("ipykernel")
-    path = write_notebook(tmp_path / "work.ipynb", as_notebook(SOLUTION))
+    path = write_notebook(tmp_path / "work.ipynb", as_notebook(SOLUTION, shell=HARMLESS))
     result = micrograde("grade", str(path), "--format", "json", "--execute", timeout=300)
     report = json.loads(result.stdout)
     failed = {c["cell"]: c["error"] for c in report["execution"]["failed_cells"]}
@@ -167,7 +173,7 @@ def test_check_from_inside_a_notebook(tmp_path):
     source = SOLUTION.replace("self.grad += (1 - t**2) * out.grad", "self.grad += (1 - t) * out.grad")
     (tmp_path / "work.py").write_text(source)
     expected = grade(tmp_path / "work.py")
-    notebook = as_notebook(source)
+    notebook = as_notebook(source, shell=HARMLESS)
     notebook["cells"].append({"cell_type": "code", "metadata": {}, "id": "check", "outputs": [],
                               "execution_count": None,
                               "source": "from grader import check\ncheck(Value, train_step)"})
