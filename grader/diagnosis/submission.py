@@ -14,6 +14,20 @@ if TYPE_CHECKING:
     from grader.child.session import Session
 
 
+INFERRED = {"grad": "keeps each node's gradient in .{name}", "_backward": "stores each op's closure as .{name}"}
+
+
+def inferred_warning(cls: str, inferred: dict[str, str]) -> str | None:
+    """Said once when the class names a part otherwise than the exercise: graded as written, and why
+    the exercise's name is worth using."""
+    parts = [f"{INFERRED[role].format(name=name)} where the exercise names it .{role}"
+             for role, name in inferred.items() if role in INFERRED]
+    if not parts:
+        return None
+    return (f"{cls} {' and '.join(parts)}: micrograde found this by watching your code and graded it as "
+            f"written, but code written for the exercise (its tests, its training loop) uses the exercise's names")
+
+
 def cell_warning(submission: Submission, failure: dict) -> str:
     """A notebook cell that raised: its number, its first line, and the error (not a lost point)."""
     cell = failure["unit"]
@@ -73,12 +87,21 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
             report.warnings.append(cell_warning(submission, failure))
             continue
         line, file = failure.get("line"), failure.get("file")
-        problem("load-error", feedback.describe_error(failure), line if isinstance(line, int) else None,
-                file if isinstance(file, str) else None)
+        if not refused_import(failure, session.violations):  # forbidden-import says it, with advice that fits
+            problem("load-error", feedback.describe_error(failure), line if isinstance(line, int) else None,
+                    file if isinstance(file, str) else None)
         for name in ("Value", "train_step"):
             if not session.defined.get(name):
                 blocked.setdefault(name, "the submission stopped with an error before defining it")
     return blocked
+
+
+def refused_import(failure: dict, violations: list[str]) -> bool:
+    """Whether loading stopped because the guard refused a forbidden import (``import torch``): the file runs
+    where the library is installed, so "the file must run on its own" would be wrong advice."""
+    message = str(failure.get("message", ""))
+    return failure.get("type") == "ImportError" and any(
+        what.startswith("import ") and message.startswith(what.removeprefix("import ") + " ") for what in violations)
 
 
 def load_timeout(where: Location | None, seconds: float) -> Diagnosis:
