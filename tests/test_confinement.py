@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, SOLUTION, micrograde, processes_with
 
-from grader.child import sandbox
+from grader.child import launcher, sandbox
 from grader.child.session import Session
 from grader.child.shipping import child_mark
 from grader.child.worker import WorkerLost
@@ -222,7 +222,7 @@ def test_other_files_on_the_machine_are_not_there(tmp_path, mode):
 
 def test_the_working_directory_is_bounded(tmp_path, mode):
     if mode == "none":
-        pytest.skip("without namespaces only single files are bounded (16 MiB): see the README")
+        pytest.skip("without namespaces the grader ends the child instead: see the next test")
     source = SOLUTION + (
         "written = files = 0\n"
         "try:\n"
@@ -245,6 +245,28 @@ def test_the_working_directory_is_bounded(tmp_path, mode):
     files, files_errno = map(int, seen["files"].split())
     assert size <= sandbox.WORK_BYTES and size_errno == 28  # ENOSPC
     assert files <= sandbox.WORK_FILES and files_errno == 28
+
+
+def test_a_child_that_fills_its_working_directory_without_namespaces_is_ended(tmp_path, monkeypatch):
+    """2 GiB in 16 MiB files: the grading process ends the child soon after it passes the tmpfs's bound."""
+    monkeypatch.setenv("MICROGRADE_SANDBOX", "none")
+    launcher.detect.cache_clear()
+    chunk = sandbox.FILE_BYTES
+    source = SOLUTION + (
+        "import os\n"
+        f"for i in range({(2 << 30) // chunk}):\n"
+        "    with open(f'big-{i}', 'wb') as out:\n"
+        f"        out.write(b'\\1' * {chunk})\n"
+        "    print(f'written: {i + 1}', flush=True)\n"
+    )
+    start = time.monotonic()
+    report = graded(tmp_path, source)
+    launcher.detect.cache_clear()
+    assert time.monotonic() - start < 20
+    written = int(printed(report)["written"]) * chunk
+    assert written <= sandbox.WORK_BYTES + 256 * 1024 * 1024, written >> 20
+    assert report.score == 0 and [d.code for d in report.diagnoses] == ["load-error"]  # it filled it at import
+    assert "left more than 256 MiB or 4096 files in its working directory" in report.diagnoses[0].message
 
 
 def test_honest_files_work_in_every_mode(tmp_path, mode):

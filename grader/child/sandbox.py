@@ -37,7 +37,9 @@ from pathlib import Path
 MEMORY_BYTES = 1024 * 1024 * 1024
 FILE_BYTES = 16 * 1024 * 1024
 OPEN_FILES = 256
-WORK_BYTES = 256 * 1024 * 1024  # the working directory's tmpfs (namespaces only)
+# The working directory's bounds: its tmpfs with namespaces; without, the grading process watches it
+# (``workdir_excess``) and ends a child that goes past them.
+WORK_BYTES = 256 * 1024 * 1024
 WORK_FILES = 4096
 SHM_BYTES = 16 * 1024 * 1024
 PR_SET_PDEATHSIG = 1
@@ -77,7 +79,7 @@ class Sandbox:
             "tamper_proof": self.isolated and filesystem and seccomp and held.get("no_new_privs") is True
             and held.get("capabilities_left") is False,
             "limits": {"memory_mb": MEMORY_BYTES >> 20, "file_mb": FILE_BYTES >> 20, "open_files": OPEN_FILES,
-                       **({"workdir_mb": WORK_BYTES >> 20, "workdir_files": WORK_FILES} if filesystem else {})},
+                       "workdir_mb": WORK_BYTES >> 20, "workdir_files": WORK_FILES},
             "audit_hook": True,
             "processes_contained": self.isolated,
             "network": "none" if self.isolated else "refused by seccomp" if seccomp else "blocked in Python only",
@@ -191,3 +193,51 @@ def root_contents() -> dict:
         elif os.path.exists(path) and not any(path == b or path.startswith(b.rstrip("/") + "/") for b in binds):
             binds.append(path)
     return {"links": links, "binds": binds}
+
+
+def workdir_excess(workdir: Path) -> str | None:
+    """Why the working directory holds more than a child may leave there (``WORK_BYTES`` on disk,
+    ``WORK_FILES`` files and folders, as the namespaces' tmpfs allows), or ``None``.
+
+    The child owns the tree and may change it while it is measured, so the walk
+    never follows a link (each folder is opened ``O_NOFOLLOW`` beneath the one
+    that named it), reads no file, counts a file linked twice once, and stops as
+    soon as the tree is over either bound. A folder the grader cannot open was
+    hidden from it on purpose (no solution changes a folder's permissions), and
+    counts as over.
+    """
+    used, entries, seen = 0, 0, set()
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        pending = [os.open(workdir, flags)]
+    except FileNotFoundError:
+        return None
+    try:
+        while pending:
+            folder = pending.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    for entry in listing:
+                        entries += 1
+                        status = entry.stat(follow_symlinks=False)
+                        if (status.st_dev, status.st_ino) not in seen:
+                            seen.add((status.st_dev, status.st_ino))
+                            used += status.st_blocks * 512
+                        if entries > WORK_FILES or used > WORK_BYTES:
+                            return (f"it left more than {WORK_BYTES >> 20} MiB or {WORK_FILES} files in its "
+                                    "working directory")
+                        if entry.is_dir(follow_symlinks=False):
+                            try:
+                                pending.append(os.open(entry.name, flags, dir_fd=folder))
+                            except PermissionError:
+                                return "it made part of its working directory unreadable to the grader"
+                            except OSError:
+                                pass  # gone, or replaced by something that is not a folder, meanwhile
+            except FileNotFoundError:
+                pass
+            finally:
+                os.close(folder)
+    finally:
+        for folder in pending:
+            os.close(folder)
+    return None
