@@ -1,0 +1,128 @@
+"""Landlock on its own (``grader/child/inside/landlock.py``): what the kernel then refuses a process.
+
+A small program restricts itself with the module's ``restrict`` and tries what
+a submission that got past the audit hook would. Everything it uses is
+imported before it restricts itself, so it needs to read nothing afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+LANDLOCK = ROOT / "grader" / "child" / "inside" / "landlock.py"
+PROGRAM = r"""
+import ctypes, errno, json, os, signal, socket, sys, types
+landlock = types.ModuleType("landlock")
+exec(compile(open(sys.argv[1]).read(), "landlock", "exec"), landlock.__dict__)
+paths = json.loads(sys.argv[2])
+if paths.get("unknown_call"):
+    landlock.CREATE_RULESET = 100000  # no such system call: what a kernel without Landlock answers
+ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+held = landlock.restrict(paths["read"], paths["write"], paths["devices"])
+results = {}
+
+def attempt(name, action):
+    try:
+        action()
+        results[name] = "ok"
+    except OSError as exc:
+        results[name] = errno.errorcode.get(exc.errno, exc.errno)
+
+def write(path, mode="w"):
+    with open(path, mode) as out:
+        out.write("x")
+
+attempt("read allowed", lambda: open(paths["readable"]).read())
+attempt("list allowed", lambda: os.listdir(os.path.dirname(paths["readable"])))
+attempt("write allowed", lambda: write(paths["readable"]))
+attempt("read outside", lambda: open(paths["outside"]).read())
+attempt("list outside", lambda: os.listdir(os.path.dirname(paths["outside"])))
+attempt("write outside", lambda: write(paths["outside"]))
+attempt("make in the working directory", lambda: (os.makedirs(paths["work"] + "/a/b"), write(paths["work"] + "/a/b/f")))
+attempt("rename in the working directory", lambda: os.rename(paths["work"] + "/a/b/f", paths["work"] + "/a/f"))
+attempt("truncate in the working directory", lambda: os.truncate(paths["work"] + "/a/f", 0))
+attempt("rename out of the working directory", lambda: os.rename(paths["work"] + "/a/f", paths["outside"] + ".moved"))
+attempt("link out of the working directory", lambda: os.link(paths["work"] + "/a/f", paths["outside"] + ".linked"))
+attempt("remove outside", lambda: os.remove(paths["outside"]))
+attempt("write /dev/null", lambda: write("/dev/null"))
+attempt("read /dev/zero", lambda: open("/dev/zero", "rb").read(1))
+attempt("read /etc/hostname", lambda: open("/etc/hostname").read())
+attempt("read the parent's environment", lambda: open(f"/proc/{os.getppid()}/environ", "rb").read())
+attempt("connect over TCP", lambda: socket.create_connection(("127.0.0.1", paths["port"]), timeout=2))
+attempt("bind a TCP port", lambda: socket.socket().bind(("127.0.0.1", 0)))
+attempt("signal the parent", lambda: os.kill(os.getppid(), 0))
+attempt("connect to an abstract socket", lambda: socket.socket(socket.AF_UNIX).connect(paths["abstract"]))
+print(json.dumps({"held": held, "results": results}))
+"""
+
+
+def restricted(tmp_path: Path, **extra) -> dict:
+    """Run the program with a readable folder, a working directory and ``/dev/null`` and ``/dev/zero``
+    granted, as the grader's own user; what held and what each attempt gave."""
+    readable, work, outside = tmp_path / "readable", tmp_path / "work", tmp_path / "outside"
+    for folder in (readable, work, outside):
+        folder.mkdir()
+    (readable / "file").write_text("allowed")
+    (outside / "secret").write_text("secret")
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind(b"\0micrograde-test-" + str(os.getpid()).encode())
+    abstract.listen(1)
+    paths = {"read": [str(readable)], "write": [str(work)], "devices": ["/dev/null", "/dev/zero"],
+             "readable": str(readable / "file"), "outside": str(outside / "secret"), "work": str(work),
+             "port": listener.getsockname()[1], "abstract": abstract.getsockname().decode("latin-1"), **extra}
+    try:
+        result = subprocess.run([sys.executable, "-c", PROGRAM, str(LANDLOCK), json.dumps(paths)],
+                                capture_output=True, text=True, timeout=30)
+    finally:
+        listener.close()
+        abstract.close()
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def abi() -> int:
+    """The kernel's Landlock ABI, asked as the child asks it."""
+    probe = "import sys, types; m = types.ModuleType('l'); exec(open(sys.argv[1]).read(), m.__dict__); print(m.abi())"
+    result = subprocess.run([sys.executable, "-c", probe, str(LANDLOCK)], capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"this kernel offers no Landlock: {result.stderr.strip().splitlines()[-1]}")
+    return int(result.stdout)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock is Linux's")
+def test_only_what_was_granted_is_reachable(tmp_path, abi):
+    seen = restricted(tmp_path)
+    assert seen["held"] == {"abi": abi}
+    results = seen["results"]
+    allowed = ("read allowed", "list allowed", "make in the working directory", "rename in the working directory",
+               "truncate in the working directory", "write /dev/null", "read /dev/zero")
+    assert {name: results[name] for name in allowed} == dict.fromkeys(allowed, "ok")
+    denied = ["write allowed", "read outside", "list outside", "write outside",
+              "rename out of the working directory", "link out of the working directory", "remove outside",
+              "read /etc/hostname", "read the parent's environment"]
+    assert {name: results[name] for name in denied} == dict.fromkeys(denied, "EACCES")
+    assert (tmp_path / "outside" / "secret").read_text() == "secret"
+    assert (tmp_path / "readable" / "file").read_text() == "allowed"
+    if abi >= 4:
+        assert results["connect over TCP"] == results["bind a TCP port"] == "EACCES"
+    if abi >= 6:
+        assert results["signal the parent"] == results["connect to an abstract socket"] == "EPERM"
+
+
+def test_a_kernel_without_landlock_is_reported_not_raised(tmp_path):
+    seen = restricted(tmp_path, unknown_call=True)
+    assert seen["held"] == {"abi": 0, "error": "the kernel has no Landlock (ENOSYS)"}
+    assert seen["results"]["read outside"] == "ok"  # nothing was restricted
