@@ -11,6 +11,8 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
+import uuid
 from pathlib import Path
 
 import pytest
@@ -92,14 +94,21 @@ def restricted(tmp_path: Path, **extra) -> dict:
     return json.loads(result.stdout)
 
 
+def kernel_abi() -> tuple[int, str]:
+    """The kernel's Landlock ABI, asked as the child asks it (0 if none), and why there is none."""
+    probe = ("import sys, types; m = types.ModuleType('l'); exec(open(sys.argv[1]).read(), m.__dict__)\n"
+             "try:\n    print(m.abi(), '')\nexcept OSError as exc:\n    print(0, exc.strerror)")
+    result = subprocess.run([sys.executable, "-c", probe, str(LANDLOCK)], capture_output=True, text=True, check=True)
+    abi, _, why = result.stdout.strip().partition(" ")
+    return int(abi), why
+
+
 @pytest.fixture
 def abi() -> int:
-    """The kernel's Landlock ABI, asked as the child asks it."""
-    probe = "import sys, types; m = types.ModuleType('l'); exec(open(sys.argv[1]).read(), m.__dict__); print(m.abi())"
-    result = subprocess.run([sys.executable, "-c", probe, str(LANDLOCK)], capture_output=True, text=True)
-    if result.returncode != 0:
-        pytest.skip(f"this kernel offers no Landlock: {result.stderr.strip().splitlines()[-1]}")
-    return int(result.stdout)
+    version, why = kernel_abi()
+    if version == 0:
+        pytest.skip(f"this kernel offers no Landlock: {why}")
+    return version
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock is Linux's")
@@ -126,3 +135,52 @@ def test_a_kernel_without_landlock_is_reported_not_raised(tmp_path):
     seen = restricted(tmp_path, unknown_call=True)
     assert seen["held"] == {"abi": 0, "error": "the kernel has no Landlock (ENOSYS)"}
     assert seen["results"]["read outside"] == "ok"  # nothing was restricted
+
+
+def test_a_submission_without_namespaces_reaches_nothing_outside(tmp_path, abi, monkeypatch):
+    """As graded where no namespaces exist: what the audit hook lets through (reads of anything not the
+    grader's, listings) Landlock refuses, even to a child that reads files as root."""
+    from helpers import SOLUTION
+    from test_confinement import ATTEMPT, full_marks, graded, printed
+
+    from grader.child import launcher
+
+    secret = uuid.uuid4().hex
+    home, cache, students = tmp_path / "home", tmp_path / "cache", tmp_path / "submissions"
+    for folder in (home, cache, students / "alice"):
+        folder.mkdir(parents=True)
+    (home / ".netrc").write_text(f"password {secret}\n")
+    (home / ".netrc").chmod(0o600)  # root's alone: a child reading as root could read it, but for Landlock
+    (cache / "replay.json").write_text("{}")
+    (students / "alice" / "engine.py").write_text(f"# {secret}\n")
+    monkeypatch.setenv("MICROGRADE_SANDBOX", "none")
+    monkeypatch.setenv("MICROGRADE_CACHE_DIR", str(cache))
+    launcher.detect.cache_clear()
+    site = sysconfig.get_paths()["purelib"]
+    source = SOLUTION + ATTEMPT + f"""
+import os, sys
+site = [p for p in sys.path if p.endswith("site-packages")][0]
+attempt("list site-packages", lambda: os.listdir(site))
+attempt("read an editable install's finder", lambda: [open(os.path.join(site, n)).read() for n in
+                                                     ("__editable___micrograde_0_1_0_finder.py", "micrograde.pth")])
+attempt("read the grader's home", lambda: open({str(home / ".netrc")!r}).read())
+attempt("read another student's work", lambda: open({str(students / "alice" / "engine.py")!r}).read())
+attempt("list the students", lambda: os.listdir({str(students)!r}))
+attempt("list /tmp", lambda: os.listdir("/tmp"))
+attempt("list the grader's home", lambda: os.listdir({str(home)!r}))
+attempt("rewrite the cache", lambda: open({str(cache / "replay.json")!r}, "w").write("[]"))
+attempt("plant a .pth", lambda: open({str(Path(site) / "evil.pth")!r}, "w").write("import os"))
+attempt("write outside", lambda: open({str(tmp_path / "outside")!r}, "w").write("x"))
+attempt("read the grader's environment", lambda: open(f"/proc/{{os.getppid()}}/environ").read())
+"""
+    try:
+        report = graded(tmp_path, source)
+    finally:
+        launcher.detect.cache_clear()
+    seen = printed(report)
+    assert full_marks(report), report.diagnoses
+    assert len(seen) == 11 and {name: text for name, text in seen.items() if not text.startswith("refused")} == {}
+    assert secret not in json.dumps(report.to_json())
+    assert (cache / "replay.json").read_text() == "{}" and not (Path(site) / "evil.pth").exists()
+    assert not (tmp_path / "outside").exists()
+    assert report.sandbox["tamper_proof"] is True and report.sandbox["landlock"] == f"ABI {abi}"

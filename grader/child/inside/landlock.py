@@ -50,14 +50,21 @@ ERRORS = {38: "the kernel has no Landlock (ENOSYS)", 95: "Landlock is turned off
           1: "Landlock's system calls are refused here (EPERM: a container's seccomp profile older than 2022?)"}
 
 
-LOADED: dict[str, ctypes.CDLL] = {}
+LOADED: dict[str, object] = {}
 
 
-def syscall(number: int, *args) -> int:
-    """A raw system call; ``OSError`` when it fails."""
-    if "libc" not in LOADED:
-        LOADED["libc"] = ctypes.CDLL(None, use_errno=True)
-    result = LOADED["libc"].syscall(number, *args)
+def syscall(number: int, *args: int) -> int:
+    """A raw system call with up to five integer arguments, addresses included; ``OSError`` when it fails.
+
+    Called through a prototype of C ``long``s, so that ctypes converts nothing
+    per call: a child adds hundreds of rules, and converting objects each time
+    would cost more than the calls (unused arguments are zeros, which no system
+    call reads).
+    """
+    if "syscall" not in LOADED:
+        prototype = ctypes.CFUNCTYPE(ctypes.c_long, *[ctypes.c_long] * 6, use_errno=True)
+        LOADED["syscall"] = prototype(("syscall", ctypes.CDLL(None, use_errno=True)))
+    result = LOADED["syscall"](number, *args, *[0] * (5 - len(args)))
     if result < 0:
         error = ctypes.get_errno()
         raise OSError(error, ERRORS.get(error, os.strerror(error)))
@@ -68,7 +75,7 @@ def abi() -> int:
     """The newest Landlock ABI this kernel offers; ``OSError`` saying why when there is none."""
     if os.uname().machine not in MACHINES:
         raise OSError(38, f"no Landlock system call numbers known for {os.uname().machine}")
-    return syscall(CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
+    return syscall(CREATE_RULESET, 0, 0, CREATE_RULESET_VERSION)
 
 
 def ruleset(version: int) -> int:
@@ -80,24 +87,34 @@ def ruleset(version: int) -> int:
         attr = struct.pack("QQ", fs, NET_BIND_TCP | NET_CONNECT_TCP)
     else:
         attr = struct.pack("Q", fs)
-    return syscall(CREATE_RULESET, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    buffer = ctypes.create_string_buffer(attr, len(attr))
+    return syscall(CREATE_RULESET, ctypes.addressof(buffer), len(attr), 0)
 
 
-def allow(ruleset_fd: int, path: str, rights: int, handled: int) -> bool:
-    """Grant ``rights`` (as far as the ruleset handles them) on ``path`` and beneath it; False if
-    ``path`` does not exist or cannot be opened (nothing to grant)."""
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        if not stat.S_ISDIR(os.fstat(fd).st_mode):
-            rights &= FILE_RIGHTS
-        attr = struct.pack("=Qi", rights & handled, fd)
-        syscall(ADD_RULE, ruleset_fd, RULE_PATH_BENEATH, ctypes.c_char_p(attr), ctypes.c_uint32(0))
-    finally:
-        os.close(fd)
-    return True
+class Rules:
+    """Path-beneath rules added to one ruleset, through one reused ``landlock_path_beneath_attr``."""
+
+    def __init__(self, ruleset_fd: int, handled: int) -> None:
+        self.ruleset_fd = ruleset_fd
+        self.handled = handled
+        self.attr = ctypes.create_string_buffer(12)  # {u64 allowed_access; s32 parent_fd} packed
+        self.address = ctypes.addressof(self.attr)
+
+    def allow(self, path: str, rights: int) -> bool:
+        """Grant ``rights`` (as far as the ruleset handles them) on ``path`` and beneath it; False if
+        ``path`` does not exist or cannot be opened (nothing to grant)."""
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            if not stat.S_ISDIR(os.fstat(fd).st_mode):
+                rights &= FILE_RIGHTS
+            struct.pack_into("=Qi", self.attr, 0, rights & self.handled, fd)
+            syscall(ADD_RULE, self.ruleset_fd, RULE_PATH_BENEATH, self.address, 0)
+        finally:
+            os.close(fd)
+        return True
 
 
 def restrict(read: list[str], write: list[str], devices: list[str]) -> dict:
@@ -117,10 +134,11 @@ def restrict(read: list[str], write: list[str], devices: list[str]) -> dict:
     except OSError as exc:
         return {"abi": version, "error": f"creating the ruleset: {exc.strerror}"}
     try:
+        rules = Rules(fd, handled)
         for paths, rights in ((read, READ), (write, WRITE), (devices, DEVICE)):
             for path in paths:
-                allow(fd, path, rights, handled)
-        syscall(RESTRICT_SELF, fd, ctypes.c_uint32(0))
+                rules.allow(path, rights)
+        syscall(RESTRICT_SELF, fd, 0)
     except OSError as exc:
         return {"abi": version, "error": exc.strerror}
     finally:
