@@ -184,3 +184,35 @@ attempt("read the grader's environment", lambda: open(f"/proc/{{os.getppid()}}/e
     assert (cache / "replay.json").read_text() == "{}" and not (Path(site) / "evil.pth").exists()
     assert not (tmp_path / "outside").exists()
     assert report.sandbox["tamper_proof"] is True and report.sandbox["landlock"] == f"ABI {abi}"
+
+
+def test_what_the_child_may_read_leaves_out_the_grader_and_forbidden_libraries(tmp_path, monkeypatch):
+    """Granted whole where nothing is left out beneath, entry by entry down to what is."""
+    from grader.child.inside import confinement
+
+    def make(*paths):
+        for path in paths:
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).touch()
+
+    make("stdlib/os.py", "stdlib/json/__init__.py", "stdlib/site-packages/torch/__init__.py",
+         "clean/lib/os.py", "clean/lib/site-packages/pip/__init__.py",
+         "venv/site-packages/numpy/__init__.py", "venv/site-packages/numpy.libs/libblas.so",
+         "venv/site-packages/grader/__init__.py", "venv/site-packages/micrograde-0.1.0.dist-info/RECORD",
+         "venv/site-packages/__editable___micrograde_0_1_0_finder.py", "venv/site-packages/sympy/__init__.py",
+         "venv/site-packages/__pycache__/six.cpython-311.pyc",
+         "venv/site-packages/__pycache__/__editable___micrograde_0_1_0_finder.cpython-311.pyc",
+         "libs/x86_64-linux-gnu/libc.so.6", "checkout/reference/engine.py")
+    root = str(tmp_path)
+    monkeypatch.setattr(sys, "path", [f"{root}/stdlib", f"{root}/clean/lib", f"{root}/venv/site-packages"])
+    rules = {"libraries": [f"{root}/libs"], "read": ["/etc/ld.so.cache"], "leave_out": ["grader", "micrograde",
+                                                                                       "reference", "sympy", "torch"]}
+    found = confinement.readable(rules, [f"{root}/checkout/reference"])
+    assert sorted(p.removeprefix(root) for p in found if p.startswith(root)) == [
+        "/clean/lib",  # its site-packages holds nothing left out: one rule
+        "/libs",
+        "/stdlib/json", "/stdlib/os.py",  # its site-packages (off sys.path) holds torch: left out whole
+        "/venv/site-packages/__pycache__/six.cpython-311.pyc",
+        "/venv/site-packages/numpy", "/venv/site-packages/numpy.libs",
+    ]
+    assert f"/proc/{os.getpid()}" in found and "/etc/ld.so.cache" in found

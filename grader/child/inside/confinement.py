@@ -338,7 +338,7 @@ def left_out(name: str, names: frozenset) -> bool:
     finder, its ``name.libs``, or a ``name_something`` of its own."""
     stem = name.lower().removeprefix("__editable__.").removeprefix("__editable___")
     stem = stem.replace("-", "_").partition(".")[0]
-    return any(stem == n or stem.startswith(n + "_") for n in names)
+    return stem in names or stem.partition("_")[0] in names  # (no name in ``names`` has a "_")
 
 
 def contents(directory: str) -> list[os.DirEntry]:
@@ -351,42 +351,46 @@ def contents(directory: str) -> list[os.DirEntry]:
 
 
 def readable(rules: dict, hidden: list[str]) -> list[str]:
-    """Everything Landlock lets the child read, entry by entry where a directory holds something it may not.
+    """Everything Landlock lets the child read: as few rules as leave out what it may not read.
 
-    The shared libraries are the entries of ``rules["libraries"]`` but Python's
-    own (the interpreter's come from ``sys.path``); each directory on this
-    process's ``sys.path`` gives its entries, those of the grader, the reference
-    engine and the forbidden libraries (``rules["leave_out"]``) and any holding a
-    ``hidden`` directory left out, and a site-packages directory inside it (the
-    base interpreter's, beneath its standard library) only if it is on
-    ``sys.path`` itself; a site directory's byte-code cache, file by file. The
-    directories themselves cannot be listed then: the import system's listings
-    of them are made before Landlock, and kept (``restrict_files``).
+    What it may not read: the ``hidden`` directories (the grader's packages),
+    the entries of each directory on this process's ``sys.path`` (and of a site
+    directory's byte-code cache) that belong to the grader, the reference engine
+    or a forbidden library (``rules["leave_out"]``), and a site-packages directory
+    off ``sys.path`` (the base interpreter's, beneath its standard library) that
+    holds any. What it may: the shared libraries (``rules["libraries"]``), every
+    directory and file on ``sys.path``, ``rules["read"]`` and its own ``/proc``
+    entry, each granted whole where nothing left out lies beneath it, else entry
+    by entry down to what is left out. A directory granted entry by entry cannot
+    be listed: the import system's listings of them are made before Landlock,
+    and kept (``restrict_files``).
     """
     names = frozenset(rules["leave_out"])
-    found = [*rules["read"], f"/proc/{os.getpid()}"]
-    for tree in dict.fromkeys(os.path.realpath(tree) for tree in rules["libraries"]):
-        found += [entry.path for entry in contents(tree) if not entry.name.startswith("python")]
-
-    def holds_hidden(entry):
-        if entry.is_symlink():
-            path = os.path.realpath(entry.path)
-            return any(h == path or h.startswith(path + "/") for h in hidden)
-        return any(h.startswith(entry.path + "/") for h in hidden)
-
-    for directory in sys.path:
-        if os.path.isfile(directory):  # the standard library as a zip
-            found.append(directory)
-            continue
+    on_path = dict.fromkeys(os.path.realpath(entry) for entry in sys.path if os.path.exists(entry))
+    excluded = {os.path.realpath(h) for h in hidden}
+    for directory in on_path:
         site = os.path.basename(directory) in SITE_DIRECTORIES
         for entry in contents(directory):
-            if entry.name in SITE_DIRECTORIES or left_out(entry.name, names) or holds_hidden(entry):
-                continue
-            if site and entry.name == "__pycache__":
-                found += [e.path for e in contents(entry.path) if not left_out(e.name, names)]
-            else:
-                found.append(entry.path)
-    return found
+            if left_out(entry.name, names):
+                excluded.add(entry.path)
+            elif site and entry.name == "__pycache__":
+                excluded.update(e.path for e in contents(entry.path) if left_out(e.name, names))
+            elif entry.name in SITE_DIRECTORIES and entry.path not in on_path:
+                if any(left_out(e.name, names) for e in contents(entry.path)):
+                    excluded.add(entry.path)
+
+    holding = {x[:i] for x in excluded for i in range(1, len(x)) if x[i] == "/"}  # what lies above each
+
+    def granted(path, link):
+        real = os.path.realpath(path) if link else path
+        if real in excluded:
+            return []
+        if real not in holding:
+            return [path]
+        return [p for entry in contents(real) for p in granted(entry.path, entry.is_symlink())]
+
+    trees = dict.fromkeys([*(os.path.realpath(t) for t in rules["libraries"] if os.path.exists(t)), *on_path])
+    return [*rules["read"], f"/proc/{os.getpid()}", *(p for tree in trees for p in granted(tree, False))]
 
 
 def restrict_files(plan: dict) -> dict:
