@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.child import launcher, sandbox
-from grader.child.session import Session
+from grader.child.session import OPS, TRAIN, Session
 from grader.child.worker import WorkerLost
 from grader.diagnosis import equality, feedback, missing, rules
 from grader.diagnosis.codes import UNUSABLE
@@ -106,7 +106,7 @@ class TargetRun:
         self.graphs.update(expr for case in cases for expr in getattr(case, "exprs", ()))
         prepared = [self.prepare(case, check) for case in cases]
         replies = self.session.call_many([p[0] for p in prepared if p is not None], self.deadline,
-                                         training=any(isinstance(case, TrainCase) for case in cases))
+                                         TRAIN if any(isinstance(case, TrainCase) for case in cases) else OPS)
         for case, ready in zip(cases, prepared):
             self.running = case
             try:

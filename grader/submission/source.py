@@ -391,7 +391,7 @@ def is_stub(function: ast.FunctionDef) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
 
 
-def written(source: SourceFile, name: str) -> int:
+def methods_written(source: SourceFile, name: str) -> int:
     """How many of the graded methods (or the function) ``source`` has actually written for ``name``."""
     count = 0
     for unit in source.units:
@@ -413,7 +413,8 @@ def choose(files: list[SourceFile], name: str) -> SourceFile | None:
         defined = any(
             is_definition(node, name) for u in source.units for node in (u.tree.body if u.tree else ())
         )
-        return (not defined, -written(source, name), source.kind != "py", len(source.path.parts), source.display)
+        return (not defined, -methods_written(source, name), source.kind != "py", len(source.path.parts),
+                source.display)
 
     having = [s for s in files if s.defines(name) or s.read_error or broken_python(s)]
     return min(having, key=rank) if having else None
