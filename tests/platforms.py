@@ -68,11 +68,13 @@ class Platform:
         return subprocess.run([*self.prefix, str(self.bin / "micrograde"), *args], cwd=cwd, capture_output=True,
                               text=True, env=self.environment(), timeout=timeout)
 
-    def grade(self, folder: Path, source: str, name: str = "work.py") -> tuple[dict, subprocess.CompletedProcess]:
-        """The JSON report of ``source``, written as ``folder/name`` and graded by this platform, and the
-        finished command (a grade that gives no report fails the test, saying why)."""
-        folder.mkdir(exist_ok=True)
-        (folder / name).write_text(source)
+    def grade(self, folder: Path, source: str | None,
+              name: str = "work.py") -> tuple[dict, subprocess.CompletedProcess]:
+        """The JSON report of ``source``, written as ``folder/name`` (unless None: written already) and
+        graded by this platform, and the finished command (a grade that gives no report fails the test)."""
+        if source is not None:
+            folder.mkdir(exist_ok=True)
+            (folder / name).write_text(source)
         self.hand_over(folder)
         result = self.run("grade", str(folder / name), "--format", "json", cwd=folder)
         assert result.returncode in (0, 1), f"{self.name}: exit {result.returncode}: {result.stderr[-2000:]}"
@@ -81,13 +83,21 @@ class Platform:
     def hand_over(self, path: Path) -> None:
         """Make ``path`` (a tree the test wrote) the grader's, as a course's files are the grading user's."""
         for item in (path, *path.rglob("*")):
-            os.lchown(item, self.uid, self.uid)
+            if item.lstat().st_uid != self.uid:  # a chown changes a file's ctime even to the same owner
+                os.lchown(item, self.uid, self.uid)
 
 
 def platform(name: str, workspace: Path) -> Platform:
-    """The ``name`` mode, its ``HOME`` made under ``workspace`` (the user's own home in user mode)."""
-    if name == "user":
-        return user_platform()
+    """The ``name`` mode, its ``HOME`` made under ``workspace`` (the user's own home in user mode), after
+    a first grade: the grader's own first writes (the replay cache under ``HOME``) come before any test's."""
+    made = user_platform() if name == "user" else root_platform(name, workspace)
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder).chmod(0o755)
+        made.grade(Path(folder) / "first", (ROOT / "tests" / "corpus" / "solution.py").read_text())
+    return made
+
+
+def root_platform(name: str, workspace: Path) -> Platform:
     if name == "namespaces" and not launcher.detect().isolated:
         raise Unavailable(f"no namespaces on this machine: {launcher.detect().detail}")
     home = workspace / f"home-{name}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -49,14 +50,22 @@ def changed(before: dict[str, tuple], after: dict[str, tuple]) -> list[str]:
             + [f"changed {p}" for p in sorted(before.keys() & after.keys()) if before[p] != after[p]])
 
 
+# A grading process's working directory (``tempfile``'s names), handed to ``nobody`` while it grades: any
+# grader running on the machine has some, and removes them.
+WORKDIR = re.compile(r"micrograde-[a-z0-9_]{8}")
+
+
 def tmp_entries() -> dict[str, int]:
-    """``/tmp``'s entries and their owners (others' tests come and go there: only non-root ones count)."""
+    """``/tmp``'s entries and their owners, but for graders' working directories (other tests and
+    graders come and go there: only entries of users other than root count)."""
     found = {}
     for entry in TMP.iterdir():
         try:
-            found[entry.name] = entry.lstat().st_uid
+            info = entry.lstat()
         except OSError:
             continue
+        if not (WORKDIR.fullmatch(entry.name) and stat.S_ISDIR(info.st_mode)):
+            found[entry.name] = info.st_uid
     return found
 
 
