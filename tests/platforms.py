@@ -188,7 +188,9 @@ def build_wheelhouse(folder: Path) -> None:
             subprocess.run(command, check=True, cwd=scratch)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # what CI does while an index is reachable, and a machine once before a local run
     if len(sys.argv) != 2:
         raise SystemExit(f"usage: python tests/platforms.py WHEELHOUSE   (then export {WHEELHOUSE}=WHEELHOUSE)")
     build_wheelhouse(Path(sys.argv[1]).absolute())
+    if os.getuid() == 0:
+        ensure_user()
