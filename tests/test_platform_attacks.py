@@ -17,10 +17,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION
+from helpers import SOLUTION, processes_with
 from test_platforms import BUGGY, deserved, verdict
 from untouched import Watch
 
@@ -198,3 +200,46 @@ def test_the_report_calls_the_score_tamper_proof(grading, workspace):
     report says tamper-proof; this machine offers both, so every mode must."""
     report, _ = grading.grade(workspace / "submission", SOLUTION)
     assert report["sandbox"]["tamper_proof"] is True, report["sandbox"]
+
+
+def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
+    """``tests/test_confinement.py``'s and ``tests/test_hostile.py``'s ways out, in one grade: signals to
+    the grader and to everyone, a process left behind, the network, a socket, the canary's mode, owner,
+    attributes and a node beside it, a classmate's file; and the files an honest submission writes still
+    work. Full marks, and nothing reached."""
+    classmate = workspace / "submissions" / "alice.py"
+    classmate.parent.mkdir()
+    classmate.write_text(f"# alice's work {grading.secret[-12:]}\n")
+    grading.hand_over(classmate.parent)
+    sleeper = f"micrograde-platform-sleeper-{grading.secret[-12:]}"
+    source = SOLUTION + attack("escape_common") + (
+        "import signal, socket, subprocess\n"
+        "parent = _os.getppid()\n"
+        "attempt('kill', lambda: _os.kill(parent, signal.SIGKILL))\n"
+        "attempt('kill all', lambda: _os.kill(-1, signal.SIGKILL))\n"
+        f"attempt('sleeper', lambda: subprocess.Popen(['sleep', '600', {sleeper!r}], start_new_session=True))\n"
+        "attempt('fork', lambda: _os.fork() or _os._exit(0))\n"
+        "attempt('network', lambda: socket.create_connection(('127.0.0.1', 9), timeout=1))\n"
+        f"attempt('chmod', lambda: _os.chmod({str(canary / 'notes.txt')!r}, 0o777))\n"
+        f"attempt('chown', lambda: _os.chown({str(canary / 'notes.txt')!r}, 0, 0))\n"
+        f"attempt('setxattr', lambda: _os.setxattr({str(canary / 'notes.txt')!r}, 'user.x', b'1'))\n"
+        f"attempt('mkfifo', lambda: _os.mkfifo('fifo', dir_fd=directory({str(canary)!r})))\n"
+        f"attempt('classmate', lambda: open({str(classmate)!r}).read())\n"
+        "with open('figures.svg', 'w') as out:\n"
+        "    out.write('<svg/>')\n"
+        "import tempfile\n"
+        "with tempfile.NamedTemporaryFile('w', suffix='.png') as tmp:\n"
+        "    tmp.write('png')\n"
+        "assert open(_os.path.join(_os.path.expanduser('~'), 'figures.svg')).read() == '<svg/>'\n"
+    )
+    watched = watch(grading, canary, classmate.parent)
+    report, result = grading.grade(workspace / "submission", source)
+    breaches = watched.breaches(result.stdout, result.stderr)
+    left = processes_with(sleeper.encode())
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    seen = printed(result)
+    assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], seen)
+    assert left == [], "a process the submission started outlived its grade"
+    assert grading.secret[-12:] not in report.get("output", ""), "a classmate's file was read"
+    assert breaches == [], (breaches, seen)
