@@ -159,12 +159,8 @@ def ensure_venv(venv: Path, uid: int) -> None:
         raise Unavailable(f"{USER_PYTHON} is missing (Debian's python3.11 and python3.11-venv)")
     shutil.rmtree(venv, ignore_errors=True)
     env = {"PATH": "/usr/bin:/bin", "HOME": str(venv.parent), "PIP_CONFIG_FILE": os.devnull, "LANG": "C.UTF-8"}
-    with tempfile.TemporaryDirectory() as build:  # built from a copy: an install builds in its source tree
-        for name in SOURCES:
-            if (ROOT / name).is_dir():
-                shutil.copytree(ROOT / name, Path(build, name), ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copy2(ROOT / name, Path(build, name))
+    with tempfile.TemporaryDirectory() as build:
+        copy_sources(Path(build))
         for command in ([USER_PYTHON, "-m", "venv", str(venv)],
                         [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-index",
                          "--no-cache-dir", "--find-links", wheelhouse, build]):
@@ -177,14 +173,25 @@ def ensure_venv(venv: Path, uid: int) -> None:
         os.lchown(item, uid, uid)
 
 
+def copy_sources(folder: Path) -> None:
+    """What micrograde is built from, copied into ``folder``: a build writes into its source tree."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(ROOT / name, folder / name)
+
+
 def build_wheelhouse(folder: Path) -> None:
     """Download what the user's venv needs into ``folder``, resolved for the user's Python (whose
     patch version some packages care about), while a package index is reachable."""
     with tempfile.TemporaryDirectory() as scratch:
-        venv = Path(scratch, "venv")
+        venv, source = Path(scratch, "venv"), Path(scratch, "source")
+        copy_sources(source)
         for command in ([USER_PYTHON, "-m", "venv", str(venv)],
                         [str(venv / "bin" / "python"), "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder),
-                         str(ROOT), "setuptools>=77"]):
+                         str(source), "setuptools>=77"]):
             subprocess.run(command, check=True, cwd=scratch)
 
 
