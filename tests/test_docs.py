@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,33 @@ def test_the_sample_report_is_what_micrograde_prints(tmp_path, page):
     headers = re.findall(r"^\[[a-z-]+\] .*$", sample, re.M)
     assert len(table) == 8 and len(headers) == 2
     assert all(line in lines for line in table + headers), printed
+
+
+def test_the_readme_stays_short():
+    """What it is, the set-up, a sample report, and links: the rest lives in the docs, by reader."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    for page in (ROOT / "docs").glob("*.md"):
+        if page.name != "index.md":
+            assert f"(docs/{page.name})" in readme, f"the README links no docs/{page.name}"
+
+
+def test_the_corpora_expect_only_registered_codes():
+    """The mutation corpus and the real-style set name codes as the registry does."""
+    expected = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "codes" and isinstance(value, list):
+                    expected.update(value)
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for mutant in tomllib.loads((ROOT / "tests" / "corpus" / "mutants.toml").read_text())["mutant"]:
+        for codes in mutant.get("expect", {}).values():
+            expected.update(codes)
+    walk(tomllib.loads((ROOT / "tests" / "realstyle" / "expected.toml").read_text()))
+    assert expected and expected <= set(CODES), expected - set(CODES)
