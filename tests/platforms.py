@@ -56,6 +56,7 @@ class Platform:
     home: Path
     uid: int
     trees: list[Path]  # byte-identical after every grade
+    skipped: list[Path] = field(default_factory=list)  # folders within the trees that are not this test's
     secret: str = field(default_factory=lambda: f"secret-{uuid.uuid4().hex}")
 
     def environment(self) -> dict[str, str]:
@@ -111,14 +112,20 @@ def root_platform(name: str, workspace: Path) -> Platform:
 
 
 def user_platform() -> Platform:
+    """The user's mode. Its ``HOME`` (and venv) is one of the user's per checkout, so that tests of two
+    checkouts on one machine keep out of each other's way; the user's own home is watched too, but for
+    the other checkouts' homes."""
     if os.getuid() != 0:
         raise Unavailable("user mode needs root, to make its user")
     entry = ensure_user()
-    home = Path(entry.pw_dir)
-    venv = home / "venv"
-    ensure_venv(venv, entry.pw_uid)
-    return Platform("user", [sys.executable, str(WRAPPER), "--user", USER, "--"], venv / "bin", home,
-                    entry.pw_uid, [home])
+    checkouts = Path(entry.pw_dir) / "checkouts"
+    home = checkouts / hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
+    home.mkdir(parents=True, exist_ok=True)
+    for folder in (checkouts, home):
+        os.chown(folder, entry.pw_uid, entry.pw_gid)
+    ensure_venv(home / "venv", entry.pw_uid)
+    return Platform("user", [sys.executable, str(WRAPPER), "--user", USER, "--"], home / "venv" / "bin", home,
+                    entry.pw_uid, [Path(entry.pw_dir), home], skipped=[checkouts])
 
 
 def ensure_user() -> pwd.struct_passwd:

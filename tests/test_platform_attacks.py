@@ -61,7 +61,7 @@ def canary(grading, workspace) -> Path:
 
 
 def watch(grading, *folders: Path) -> Watch:
-    return Watch([*grading.trees, *folders], grading.secret)
+    return Watch([*grading.trees, *folders], grading.secret, grading.skipped)
 
 
 def printed(result) -> dict[str, str]:
@@ -86,9 +86,10 @@ def test_writing_past_the_working_directory(grading, workspace, canary):
     breaches = watched.breaches(result.stdout, result.stderr, after.stdout, after.stderr)
     pth_ran = (canary / "pth-ran").exists()
     watched.repair()
-    assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], printed(result))
-    assert verdict(following) == verdict(deserved(SOLUTION))
-    assert not pth_ran, "a .pth planted in the grader's venv ran in the next grade"
+    breaches += ["a .pth planted in the grader's venv ran in the next grade"] if pth_ran else []
+    breaches += [f"scored {report['score']}, not {deserved(SOLUTION)['score']}"] if verdict(report) != verdict(
+        deserved(SOLUTION)) else []
+    breaches += ["the next grade's score changed"] if verdict(following) != verdict(deserved(SOLUTION)) else []
     assert breaches == [], (breaches, printed(result))
 
 

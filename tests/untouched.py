@@ -26,12 +26,14 @@ def _digest(path: str, identity: tuple) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def snapshot(trees: list[Path]) -> dict[str, tuple]:
-    """Every entry of ``trees``: its kind, mode, owner, size and times, and the sha256 of its bytes
-    (or a link's target). Reading a file changes none of them; writing one changes its bytes or times."""
+def snapshot(trees: list[Path], skipped: list[Path] = ()) -> dict[str, tuple]:
+    """Every entry of ``trees`` but what is in ``skipped``: its kind, mode, owner, size and times, and the
+    sha256 of its bytes (or a link's target). Reading a file changes none of them; writing one changes
+    its bytes or times."""
     found = {}
     for tree in trees:
         for directory, dirs, files in os.walk(tree):
+            dirs[:] = [d for d in dirs if Path(directory, d) not in skipped]
             for name in dirs + files:
                 path = os.path.join(directory, name)
                 info = os.lstat(path)
@@ -72,15 +74,15 @@ def tmp_entries() -> dict[str, int]:
 class Watch:
     """The state of ``trees`` and ``/tmp`` before a grade; ``breaches`` compares, after it."""
 
-    def __init__(self, trees: list[Path], secret: str) -> None:
-        self.trees, self.secret = trees, secret
-        self.before = snapshot(trees)
+    def __init__(self, trees: list[Path], secret: str, skipped: list[Path] = ()) -> None:
+        self.trees, self.secret, self.skipped = trees, secret, skipped
+        self.before = snapshot(trees, skipped)
         self.tmp = tmp_entries()
 
     def breaches(self, *outputs: str) -> list[str]:
         """Every change to the trees, every new non-root entry in ``/tmp``, and the secret in any of
         ``outputs`` (the command's output, the report, files it wrote)."""
-        found = changed(self.before, snapshot(self.trees))
+        found = changed(self.before, snapshot(self.trees, self.skipped))
         found += [f"new in /tmp: {name} (uid {uid})" for name, uid in tmp_entries().items()
                   if name not in self.tmp and uid != 0]
         found += [f"the secret shown in output {i}" for i, text in enumerate(outputs) if self.secret in text]
@@ -88,7 +90,7 @@ class Watch:
 
     def repair(self) -> None:
         """Remove what a breach left in the trees (new files), so that later grades start clean."""
-        after = snapshot(self.trees)
+        after = snapshot(self.trees, self.skipped)
         for path in sorted(after.keys() - self.before.keys(), reverse=True):
             if os.path.isdir(path) and not os.path.islink(path):
                 os.rmdir(path)
