@@ -7,6 +7,7 @@ Linux ones.
 
 import itertools
 import os
+import stat
 import sys
 import types
 
@@ -210,7 +211,46 @@ def install_guard(workdir, hidden, local_names, protected):
             path = head
         return False
 
-    def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=os.path.realpath,
+    def resolve(path, *, _lstat=os.lstat, _readlink=os.readlink, _getcwd=os.getcwd, _is_link=stat.S_ISLNK,
+                _item=tuple.__getitem__, _split=str.split, _rpartition=str.rpartition, _startswith=str.startswith,
+                _text=as_text, _list=list, _pop=list.pop, _OSError=OSError, _ValueError=ValueError):
+        """``os.path.realpath`` of an exact ``str``, made only of functions bound before the submission ran:
+        ``os.path.realpath`` looks ``os.lstat``, ``os.readlink`` and ``stat.S_ISLNK`` up when it is called,
+        and a submission that replaced them could make a path outside the working directory look inside."""
+        if not _startswith(path, "/"):
+            try:
+                path = _getcwd() + "/" + path
+            except _OSError:
+                return path
+        pending, resolved, links = _split(path, "/"), "", 0
+        pending.reverse()
+        while pending:
+            part = _pop(pending)
+            if part in ("", "."):
+                continue
+            if part == "..":
+                resolved = _rpartition(resolved, "/")[0]
+                continue
+            candidate = resolved + "/" + part
+            try:
+                link = _is_link(_item(_lstat(candidate), 0))
+            except (_OSError, _ValueError):
+                link = False
+            if not link:
+                resolved = candidate
+                continue
+            links += 1
+            target = _text(_readlink(candidate)) if links <= 40 else None
+            if target is None:  # a loop of links: what it names is nothing the kernel would open
+                return candidate
+            if _startswith(target, "/"):
+                resolved = ""
+            more = _split(target, "/")
+            more.reverse()
+            pending += more
+        return resolved or "/"
+
+    def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=resolve,
                    _roots=writable, _sep=os.sep, _startswith=str.startswith, _other=another_process,
                    _PermissionError=PermissionError):
         path = _text(path)
@@ -347,8 +387,8 @@ def install_guard(workdir, hidden, local_names, protected):
             raise _ImportError("posix cannot be reloaded while grading")
         return _exec(module)
 
-    functions = (note, is_guarded, as_text, check_import, reaches, check_path, attribute, relative, decide, hook,
-                 find_spec, recorded, open_file, create_builtin, exec_builtin)
+    functions = (note, is_guarded, as_text, check_import, reaches, resolve, check_path, attribute, relative, decide,
+                 hook, find_spec, recorded, open_file, create_builtin, exec_builtin)
     is_guarded.__kwdefaults__ = {**is_guarded.__kwdefaults__, "_ids": frozenset(map(id, functions))}
     _frozen_importlib._find_spec = find_spec
     util = sys.modules.get("importlib.util")
