@@ -116,9 +116,10 @@ except OSError:
     assert report.codes("submission") == ["forbidden-import"] and report.score == 0
 
 
-def test_the_hook_resolves_links_with_functions_the_submission_cannot_replace(tmp_path, without_namespaces):
+def test_the_hook_decides_with_functions_the_submission_cannot_replace(tmp_path, without_namespaces):
     """``os.path.realpath`` asks ``os.lstat`` and ``os.readlink`` when it runs: replaced, they made a path
-    outside the working directory resolve inside it, and the hook let the write through."""
+    outside the working directory resolve inside it, and the hook let the write through; a replaced
+    ``os.getpid`` made the grader's ``/proc`` entry the child's own."""
     outside = tmp_path / "outside"
     tmp_path.chmod(0o777)  # as the grader's own user would find it: not closed by permissions
     source = SOLUTION + SAYING_WHY + f"""
@@ -130,9 +131,13 @@ os.lstat = lambda p, *a, **k: lstat(work + "/a-link") if p == {str(outside)!r} e
 os.readlink = lambda p, *a, **k: work + "/inside" if p == {str(outside)!r} else readlink(p, *a, **k)
 attempt("fooled", lambda: os.path.realpath({str(outside)!r}).startswith(work))
 attempt("write outside", lambda: open({str(outside)!r}, "w").write("forged"))
+parent = os.getppid()
+os.getpid = lambda: parent  # the grader's /proc entry then looks like the child's own
+attempt("the grader's environment", lambda: open(f"/proc/{{parent}}/environ").read())
 """
     report = graded(tmp_path, source)
     seen = printed(report)
     assert seen["fooled"] == "ok True"  # the attack works on os.path.realpath itself
     assert seen["write outside"].endswith("a submission may only write in its working directory")
+    assert seen["the grader's environment"].endswith("other processes are off limits")
     assert not outside.exists() and full_marks(report), report.diagnoses

@@ -64,13 +64,14 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 MAX_VIOLATIONS = 20
 
 
-def another_process(path):
-    """Whether ``path`` is in another process's ``/proc`` entry (the grader's environment, command line...).
-
-    Without a PID namespace the child shares ``/proc`` with the grading process.
+def another_process(path, own, *, _split=str.split, _isdigit=str.isdigit, _len=len):
+    """Whether ``path`` (an exact ``str``) is in the ``/proc`` entry of a process but ``own`` (a pid, as
+    text): the grader's environment, command line... Without a PID namespace the child shares ``/proc``
+    with the grading process. Only functions bound in advance run: a submission that replaced
+    ``os.getpid`` (to pass the grader's pid for its own) or ``os.sep`` changes nothing.
     """
-    parts = path.split(os.sep)
-    return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and parts[2] != str(os.getpid())
+    parts = _split(path, "/")
+    return _len(parts) > 2 and parts[1] == "proc" and _isdigit(parts[2]) and parts[2] != own
 
 
 def local_module_names(root):
@@ -142,6 +143,7 @@ def install_guard(workdir, hidden, local_names, protected):
     own_namespaces = frozenset(map(id, protected))
     blocked = off_limits(hidden)
     writable = (os.path.realpath(workdir), "/dev/null")
+    own_pid = str(os.getpid())
     importlib_namespace = vars(_frozen_importlib)
 
     def note(what, *, _violations=violations, _noted=noted, _next=next, _append=list.append, _len=len,
@@ -252,14 +254,14 @@ def install_guard(workdir, hidden, local_names, protected):
 
     def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=resolve,
                    _roots=writable, _sep=os.sep, _startswith=str.startswith, _other=another_process,
-                   _PermissionError=PermissionError):
+                   _own=own_pid, _PermissionError=PermissionError):
         path = _text(path)
         if path is None:
             return None
         if _reaches(path):
             _note(f"read {path}")
             return _PermissionError(f"{path}: the grader's files are off limits")
-        if _other(_text(_realpath(path)) or ""):
+        if _other(_text(_realpath(path)) or "", _own):
             return _PermissionError(f"{path}: other processes are off limits")
         if writes:
             real = _text(_realpath(path))
