@@ -27,7 +27,7 @@ paths = json.loads(sys.argv[2])
 if paths.get("unknown_call"):
     landlock.CREATE_RULESET = 100000  # no such system call: what a kernel without Landlock answers
 ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-held = landlock.restrict(paths["read"], paths["write"], paths["devices"])
+held = landlock.restrict(dict.fromkeys(paths["read"]), paths["write"], paths["devices"])
 results = {}
 
 def attempt(name, action):

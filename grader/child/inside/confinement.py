@@ -350,8 +350,9 @@ def contents(directory: str) -> list[os.DirEntry]:
         return []
 
 
-def readable(rules: dict, hidden: list[str]) -> list[str]:
-    """Everything Landlock lets the child read: as few rules as leave out what it may not read.
+def readable(rules: dict, hidden: list[str]) -> dict[str, bool | None]:
+    """Everything Landlock lets the child read, each path with whether it is a directory (``None``: not
+    known): as few rules as leave out what it may not read.
 
     What it may not read: the ``hidden`` directories (the grader's packages),
     the entries of each directory on this process's ``sys.path`` (and of a site
@@ -381,16 +382,21 @@ def readable(rules: dict, hidden: list[str]) -> list[str]:
 
     holding = {x[:i] for x in excluded for i in range(1, len(x)) if x[i] == "/"}  # what lies above each
 
-    def granted(path, link):
+    found = dict.fromkeys([*rules["read"], f"/proc/{os.getpid()}"])
+
+    def grant(path, link, directory):
         real = os.path.realpath(path) if link else path
         if real in excluded:
-            return []
+            return
         if real not in holding:
-            return [path]
-        return [p for entry in contents(real) for p in granted(entry.path, entry.is_symlink())]
+            found[path] = directory
+            return
+        for entry in contents(real):
+            grant(entry.path, entry.is_symlink(), entry.is_dir())
 
-    trees = dict.fromkeys([*(os.path.realpath(t) for t in rules["libraries"] if os.path.exists(t)), *on_path])
-    return [*rules["read"], f"/proc/{os.getpid()}", *(p for tree in trees for p in granted(tree, False))]
+    for tree in dict.fromkeys([*(os.path.realpath(t) for t in rules["libraries"] if os.path.exists(t)), *on_path]):
+        grant(tree, False, None)
+    return found
 
 
 def restrict_files(plan: dict) -> dict:

@@ -61,10 +61,19 @@ def syscall(number: int, *args: int) -> int:
     would cost more than the calls (unused arguments are zeros, which no system
     call reads).
     """
+    return checked(raw()(number, *args, *[0] * (5 - len(args))))
+
+
+def raw():
+    """libc's ``syscall`` as a prototype of six C ``long``s (loaded once)."""
     if "syscall" not in LOADED:
         prototype = ctypes.CFUNCTYPE(ctypes.c_long, *[ctypes.c_long] * 6, use_errno=True)
         LOADED["syscall"] = prototype(("syscall", ctypes.CDLL(None, use_errno=True)))
-    result = LOADED["syscall"](number, *args, *[0] * (5 - len(args)))
+    return LOADED["syscall"]
+
+
+def checked(result: int) -> int:
+    """A system call's result; ``OSError`` (with ``ERRORS``' words) for a failure."""
     if result < 0:
         error = ctypes.get_errno()
         raise OSError(error, ERRORS.get(error, os.strerror(error)))
@@ -99,27 +108,30 @@ class Rules:
         self.handled = handled
         self.attr = ctypes.create_string_buffer(12)  # {u64 allowed_access; s32 parent_fd} packed
         self.address = ctypes.addressof(self.attr)
+        self.call = raw()
 
-    def allow(self, path: str, rights: int) -> bool:
+    def allow(self, path: str, rights: int, directory: bool | None = None) -> bool:
         """Grant ``rights`` (as far as the ruleset handles them) on ``path`` and beneath it; False if
-        ``path`` does not exist or cannot be opened (nothing to grant)."""
+        ``path`` does not exist or cannot be opened (nothing to grant). ``directory`` says whether it is
+        one, where the caller knows (else it is asked of the kernel)."""
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         except OSError:
             return False
         try:
-            if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            if not (stat.S_ISDIR(os.fstat(fd).st_mode) if directory is None else directory):
                 rights &= FILE_RIGHTS
             struct.pack_into("=Qi", self.attr, 0, rights & self.handled, fd)
-            syscall(ADD_RULE, self.ruleset_fd, RULE_PATH_BENEATH, self.address, 0)
+            checked(self.call(ADD_RULE, self.ruleset_fd, RULE_PATH_BENEATH, self.address, 0, 0))
         finally:
             os.close(fd)
         return True
 
 
-def restrict(read: list[str], write: list[str], devices: list[str]) -> dict:
+def restrict(read: dict[str, bool | None], write: list[str], devices: list[str]) -> dict:
     """Restrict this process (it must be single-threaded and have ``PR_SET_NO_NEW_PRIVS``) and all
-    it starts to reading ``read``, writing ``write`` and using ``devices``, and nothing else.
+    it starts to reading ``read`` (each path with whether it is a directory, or ``None``: not known),
+    writing ``write`` and using ``devices``, and nothing else.
 
     Returns ``{"abi": N}`` once the restriction holds, else ``{"abi": N or 0, "error": why}``
     (nothing is restricted then).
@@ -135,7 +147,9 @@ def restrict(read: list[str], write: list[str], devices: list[str]) -> dict:
         return {"abi": version, "error": f"creating the ruleset: {exc.strerror}"}
     try:
         rules = Rules(fd, handled)
-        for paths, rights in ((read, READ), (write, WRITE), (devices, DEVICE)):
+        for path, directory in read.items():
+            rules.allow(path, READ, directory)
+        for paths, rights in ((write, WRITE), (devices, DEVICE)):
             for path in paths:
                 rules.allow(path, rights)
         syscall(RESTRICT_SELF, fd, 0)
