@@ -25,6 +25,7 @@ import ctypes
 import os
 import stat
 import struct
+import sys
 
 # The same numbers on x86_64 and aarch64 (the generic system call table).
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446
@@ -82,6 +83,8 @@ def checked(result: int) -> int:
 
 def abi() -> int:
     """The newest Landlock ABI this kernel offers; ``OSError`` saying why when there is none."""
+    if not sys.platform.startswith("linux"):
+        raise OSError(38, f"Landlock is Linux's ({sys.platform} has none)")
     if os.uname().machine not in MACHINES:
         raise OSError(38, f"no Landlock system call numbers known for {os.uname().machine}")
     return syscall(CREATE_RULESET, 0, 0, CREATE_RULESET_VERSION)
