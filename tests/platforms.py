@@ -174,7 +174,8 @@ def ensure_venv(venv: Path, uid: int) -> None:
             done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=build)
             if done.returncode != 0:
                 raise Unavailable(f"cannot make the user's venv ({' '.join(command[:4])}...): "
-                                  f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
+                                  f"{(done.stderr.strip().splitlines() or ['?'])[-1]} (a wheelhouse built before a "
+                                  "dependency was added? build it again as tests/README.md says)")
     marker.write_text(key)
     for item in (venv, *venv.rglob("*")):
         os.lchown(item, uid, uid)
