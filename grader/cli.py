@@ -171,14 +171,14 @@ def write(path: Path, text: str) -> None:
 def run_grade(args: argparse.Namespace) -> int:
     from grader.grade import Options, grade_submission
     from grader.report import handback
-    from grader.submission.source import read_submission
+    from grader.submission.siblings import read_as_run
 
     if args.timeout is not None and args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
     # Gradescope shows each test by its own visibility (hidden checks after publishing), so it gets them all.
     audience = "staff" if args.format == "gradescope" else args.audience
     options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience)
-    submission = read_submission(args.path, options.config)
+    submission = read_as_run(args.path, options.config)
     notebook = handback.graded_notebook(submission)
     if (args.feedback or args.execute) and notebook is None:
         option = "--feedback" if args.feedback else "--execute"
