@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from grader.judging.judge import Verdict
+from grader.search.generable import Space
 from grader.search.replay import ReplayCache, private_directory, usable_directory
 from grader.search.shrink import shrink
 
@@ -93,9 +94,9 @@ def generate(strategy: Callable[[], object], max_examples: int) -> list:
     return list(examples)
 
 
-def opening(strategy: Callable[[], object], max_examples: int, key: str) -> list:
-    """The opening of the search ``key`` names: from the cache if it has it, else generated (and kept)."""
-    cache = ReplayCache.for_search(key, max_examples)
+def opening(strategy: Callable[[], object], max_examples: int, space: Space | None) -> list:
+    """The opening of the search of ``space``: from the cache if it has it, else generated (and kept)."""
+    cache = ReplayCache.for_search(space, max_examples) if space is not None else None
     cases = cache.load() if cache is not None else None
     if cases is None:
         cases = generate(strategy, max_examples)
@@ -121,6 +122,6 @@ def search(strategy: Callable[[], object], evaluate_many: Callable[[list], list[
     ``evaluate_many`` may answer fewer cases than it was given (the child was
     lost): the search ends there, with what it found.
     """
-    cases = opening(strategy, max_examples, key)
+    cases = opening(strategy, max_examples, Space.from_key(key))
     first = next((v for v in (evaluate_many(cases) if cases else []) if not v.passed(focus)), None)
     return [first, *shrink(first, evaluate_many, focus, target)] if first is not None else []
