@@ -25,14 +25,16 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from grader import __version__
+    from grader.report.formats import FORMATS
 
     parser = _Parser(prog="micrograde", description="Grade a build-micrograd-yourself submission.")
     parser.add_argument("--version", action="version", version=f"micrograde {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     grade = commands.add_parser("grade", help="grade a .py file, a notebook, or a directory")
     grade.add_argument("path", type=Path)
-    grade.add_argument("--format", choices=("text", "json", "junit", "gradescope", "classroom50", "markdown"),
-                       default="text")
+    grade.add_argument("--format", choices=tuple(FORMATS), default="text", metavar="FORMAT",
+                       help="how the report is written: "
+                            + "; ".join(f"{f.name}: {f.purpose}" for f in FORMATS.values()))
     grade.add_argument("--output", type=Path, help="write the report here instead of stdout")
     grade.add_argument("--timeout", type=float,
                        help="seconds each target (and loading) may take (default: the config's, 10)")
@@ -208,31 +210,11 @@ def run_grade(args: argparse.Namespace) -> int:
 
 
 def render(report, args: argparse.Namespace, seconds: float) -> str:
-    """The report in the format asked for."""
-    if args.format == "json":
-        from grader.report.model import printable_tree
-
-        return json.dumps(printable_tree(report.to_json()), indent=2) + "\n"
-    if args.format == "junit":
-        from grader.report.junit import render_junit
-
-        return render_junit(report)
-    if args.format == "gradescope":
-        from grader.report.gradescope import render_gradescope
-
-        return render_gradescope(report, seconds)
-    if args.format == "classroom50":
-        from grader.report.classroom50 import render_classroom50
-
-        return render_classroom50(report)
-    if args.format == "markdown":
-        from grader.report.markdown import render_markdown
-
-        return render_markdown(report)
-    from grader.report.text import render_text
+    """The report in the format asked for (colour only for a terminal that has not said ``NO_COLOR``)."""
+    from grader.report.formats import FORMATS
 
     to_terminal = args.output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    return render_text(report, colour=to_terminal)
+    return FORMATS[args.format].render(report, seconds=seconds, colour=to_terminal)
 
 
 class _BadInput(Exception):

@@ -193,7 +193,7 @@ def test_gradescope_template_files(gradescope_template):
     with zipfile.ZipFile(gradescope_template["dir"] / "autograder.zip") as archive:
         names = archive.namelist()
         assert "setup.sh" in names and "run_autograder" in names
-        assert "micrograde/grader/child/inside/harness.py" in names and "micrograde/pyproject.toml" in names
+        assert "micrograde/grader/child/inside/protocol.py" in names and "micrograde/pyproject.toml" in names
         assert (archive.getinfo("run_autograder").external_attr >> 16) & stat.S_IXUSR
 
 

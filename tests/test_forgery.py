@@ -15,7 +15,7 @@ import pytest
 from helpers import SOLUTION, micrograde
 
 import reference
-from grader.child.inside import harness
+from grader.child.inside import reading
 from grader.child.worker import parse_reply, read_reply
 from grader.exercise.cases import Case, TrainCase
 from grader.grade import Options, grade
@@ -206,7 +206,7 @@ def test_introspection_an_honest_submission_uses_still_works(tmp_path, mode):
     assert report.diagnoses == []
     assert report.score == report.max_score
     assert "ZeroDivisionError" in report.output
-    assert 'File "<harness>"' in report.output
+    assert 'File "<loading>"' in report.output
 
 
 MUL = Case(exprs=((("leaf", "a"), ("leaf", "b"), ("mul", 0, 1)),), inputs=(("a", 2.0), ("b", 3.0)))
@@ -329,7 +329,7 @@ def test_computed_attributes_names_what_a_class_computes_instead_of_storing():
     computed = {}
     for variant in ("property", "descriptor", "getattribute", "getattr"):
         exec(attack(f"computed_{variant}"), namespace)
-        computed[variant] = harness.computed_attributes(namespace["Value"])
+        computed[variant] = reading.computed_attributes(namespace["Value"])
     assert computed == {"property": ["grad"], "descriptor": ["grad"], "getattribute": ["data", "grad"],
                         "getattr": ["data", "grad"]}
 
@@ -342,9 +342,9 @@ def test_computed_attributes_names_what_a_class_computes_instead_of_storing():
     class DataProperty(Plain):
         data = property(lambda self: 1.0)
 
-    assert harness.computed_attributes(Slotted) == []
-    assert harness.computed_attributes(Plain) == []
-    assert harness.computed_attributes(DataProperty) == ["data"]
+    assert reading.computed_attributes(Slotted) == []
+    assert reading.computed_attributes(Plain) == []
+    assert reading.computed_attributes(DataProperty) == ["data"]
 
 
 def test_stored_reads_without_running_student_code():
@@ -352,7 +352,7 @@ def test_stored_reads_without_running_student_code():
     exec(attack("computed_engine") + attack("computed_getattribute"), namespace)
     node = namespace["Value"](2.0)
     node.grad = 5.0
-    assert harness.stored(node, "grad") == 5.0 and harness.stored(node, "data") == 2.0
+    assert reading.stored(node, "grad") == 5.0 and reading.stored(node, "data") == 2.0
 
     class Slotted:
         __slots__ = ("data", "grad")
@@ -362,9 +362,9 @@ def test_stored_reads_without_running_student_code():
 
     slotted = Slotted()
     object.__setattr__(slotted, "grad", 7.0)
-    assert harness.stored(slotted, "grad") == 7.0
+    assert reading.stored(slotted, "grad") == 7.0
     with pytest.raises(AttributeError):
-        harness.stored(slotted, "data")
+        reading.stored(slotted, "data")
     exec(attack("computed_property"), namespace)
     with pytest.raises(AttributeError):
-        harness.stored(namespace["Value"](1.0), "grad")
+        reading.stored(namespace["Value"](1.0), "grad")

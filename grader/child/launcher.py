@@ -19,7 +19,7 @@ import sys
 from collections import deque
 
 from grader.child import sandbox
-from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, module_code
+from grader.child.shipping import BOOTSTRAP, FORK_SERVER_MODULES, blob, child_mark, code_file, shipment
 
 MESSAGE_BYTES = 1 << 16
 REPLY_SECONDS = 30.0  # a launcher that takes longer to fork is broken, not slow
@@ -36,7 +36,7 @@ class Launcher:
         # Messages keep their bounds either way; macOS has no SOCK_SEQPACKET for Unix sockets.
         kind = socket.SOCK_SEQPACKET if sys.platform.startswith("linux") else socket.SOCK_DGRAM
         ours, theirs = socket.socketpair(socket.AF_UNIX, kind)
-        code = code_file(blob((module_code("forkserver"),)))
+        code = code_file(blob(shipment(FORK_SERVER_MODULES)))
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-s", "-P", "-c", BOOTSTRAP, child_mark(), str(code),

@@ -34,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.child.inside.policy import GRADER_PACKAGES
+
 MEMORY_BYTES = 1024 * 1024 * 1024
 FILE_BYTES = 16 * 1024 * 1024
 OPEN_FILES = 256
@@ -44,7 +46,6 @@ PR_SET_PDEATHSIG = 1
 # What the minimal root shows besides the interpreter's own prefixes: the operating system, read-only.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                 "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
-OWN_PACKAGES = ("grader", "reference")
 NOT_TAMPER_PROOF = ("this score is not tamper-proof: {why}; the submission could have reached the grader's "
                     "files or processes (see the README, 'How the grader keeps itself safe')")
 
@@ -64,7 +65,7 @@ class Sandbox:
         return {
             "isolated": self.isolated, "workdir": str(workdir), "work_bytes": WORK_BYTES,
             "work_files": WORK_FILES, "shm_bytes": SHM_BYTES, "hidden": hidden,
-            "hidden_names": list(OWN_PACKAGES), **root_contents(),
+            "hidden_names": list(GRADER_PACKAGES), **root_contents(),
         }
 
     def to_json(self, held: dict | None = None) -> dict:

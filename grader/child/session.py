@@ -17,6 +17,9 @@ from grader.child.worker import Streams, Worker, WorkerLost, captured_output
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
+# The children of one submission, by what they grade: the ops and backward(), or train_step.
+OPS, TRAIN = "ops", "train"
+ROLES = (OPS, TRAIN)
 STARTUP_SECONDS = 5.0  # what starting one child may take on a loaded machine, beyond its time limits
 
 
@@ -31,7 +34,7 @@ class Session:
         self.submission = submission
         self.workdir = workdir
         self.exercise = exercise
-        self.workers: dict[bool, Worker | None] = {False: None, True: None}
+        self.workers: dict[str, Worker | None] = {role: None for role in ROLES}
         self.defined: dict[str, bool] = {}
         self.failures: list[dict] = []
         self.missing_modules: list[str] = []  # not installed here; given stand-ins so the file could load
@@ -70,17 +73,17 @@ class Session:
         return {"kind": "load", "modules": modules, "names": dict(self.submission.names),
                 "time_limit": self.exercise.config.load_time_limit}
 
-    def launch(self, training: bool = False) -> int:
+    def launch(self, role: str = OPS) -> int:
         """Start a process and send it the submission to load; returns the load request's id."""
         self.streams.append(Streams())
         # A child cannot use more CPU than the wall-clock time all its work is given.
         cpu = math.ceil(self.exercise.time_budget() + STARTUP_SECONDS)
-        worker = self.workers[training] = Worker(self.workdir, self.streams[-1], cpu_seconds=cpu, training=training)
+        worker = self.workers[role] = Worker(self.workdir, self.streams[-1], cpu_seconds=cpu, training=role == TRAIN)
         return worker.send(self.load_request())
 
-    def settle(self, training: bool, load_id: int) -> None:
+    def settle(self, role: str, load_id: int) -> None:
         """Wait for a launched process to load the submission; keep what the first load said."""
-        worker = self.workers[training]
+        worker = self.workers[role]
         try:
             reply = self.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
         finally:
@@ -106,44 +109,44 @@ class Session:
             early = self.launch_early()
             # The search loads while the children start (Hypothesis itself only if a search needs it).
             importlib.import_module("grader.search.engine")
-            self.settle(False, first)
+            self.settle(OPS, first)
         except WorkerLost as lost:
             self.load_lost = lost
             self.close()
             return
         if early is not None:
             try:
-                self.settle(True, early)
+                self.settle(TRAIN, early)
             except WorkerLost:
-                self.forget(True)
+                self.forget(TRAIN)
 
     def launch_early(self) -> int | None:
         """Launch the process for ``train_step`` if the exercise grades it; None if not (or lost)."""
         if not any(target.kind == "train" for target in self.exercise.targets):
             return None
         try:
-            return self.launch(training=True)
+            return self.launch(TRAIN)
         except WorkerLost:
-            self.forget(True)
+            self.forget(TRAIN)
             return None
 
-    def forget(self, training: bool) -> None:
+    def forget(self, role: str) -> None:
         """End one process; the next call for it starts a fresh one."""
-        if self.workers[training] is not None:
-            self.workers[training].close()
-            self.workers[training] = None
+        if self.workers[role] is not None:
+            self.workers[role].close()
+            self.workers[role] = None
 
-    def call(self, request: dict, deadline: float, training: bool = False) -> dict:
-        return next(self.call_many([request], deadline, training))
+    def call(self, request: dict, deadline: float, role: str = OPS) -> dict:
+        return next(self.call_many([request], deadline, role))
 
-    def call_many(self, requests: list[dict], deadline: float, training: bool = False) -> Iterator[dict]:
+    def call_many(self, requests: list[dict], deadline: float, role: str = OPS) -> Iterator[dict]:
         """The replies to ``requests`` in order, sent ahead of their replies (``Worker.call_many``)."""
         if self.load_lost is not None:
             raise self.load_lost
-        worker = self.workers[training]
+        worker = self.workers[role]
         if worker is None or not worker.alive:
-            self.settle(training, self.launch(training))
-            worker = self.workers[training]
+            self.settle(role, self.launch(role))
+            worker = self.workers[role]
         for reply in worker.call_many(requests, max(0.05, deadline - time.monotonic())):
             yield self.observe(reply)
 
@@ -170,8 +173,8 @@ class Session:
 
     def close(self) -> None:
         """End the children (a later call starts a fresh one)."""
-        for training in self.workers:
-            self.forget(training)
+        for role in self.workers:
+            self.forget(role)
 
 
 def copy_sources(submission: Submission, destination: Path) -> None:

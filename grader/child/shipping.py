@@ -1,10 +1,13 @@
 """The code the grader's own processes run: compiled once here, handed over as ``marshal`` data.
 
-The launcher and every child run ``python -c BOOTSTRAP``: it reads a
-length-prefixed ``marshal`` blob of code objects from the descriptor given on
-its command line and runs the first of them, with the rest as ``SHIPPED``. The
-other process runs the same interpreter, so nothing of the grader's is
-compiled, or read from a file, on its side.
+The fork server and every child run ``python -c BOOTSTRAP``: it reads a
+length-prefixed ``marshal`` blob from the descriptor given on its command line,
+executes the shipped modules of ``grader/child/inside/`` in order as one
+package (so they import each other as they do here, with relative imports), and
+calls ``main(shipped)`` of the last one, the entry point. The other process runs
+the same interpreter, so nothing of the grader's is compiled, or read from a
+file, on its side; the entry point takes the modules out of ``sys.modules``
+before any submission code runs.
 """
 
 from __future__ import annotations
@@ -16,14 +19,26 @@ import tempfile
 import types
 from pathlib import Path
 
-BOOTSTRAP = """\
+INSIDE = Path(__file__).parent / "inside"
+PACKAGE = "micrograde_child"  # what the shipped modules are called in the other process, briefly
+BOOTSTRAP = f"""\
 import marshal, os, sys
 _fd = int(sys.argv[-3])
-_code = marshal.loads(os.pread(_fd, int.from_bytes(os.pread(_fd, 8, 0), "big"), 8))
+_shipped = marshal.loads(os.pread(_fd, int.from_bytes(os.pread(_fd, 8, 0), "big"), 8))
 os.close(_fd)
-exec(_code[0], {"__name__": "__main__", "__builtins__": __builtins__, "SHIPPED": _code[1:]})
+sys.modules["{PACKAGE}"] = type(sys)("{PACKAGE}")
+sys.modules["{PACKAGE}"].__path__ = []
+for _name, _code in _shipped["modules"]:
+    _module = sys.modules["{PACKAGE}." + _name] = type(sys)("{PACKAGE}." + _name)
+    _module.__package__ = "{PACKAGE}"
+    exec(_code, _module.__dict__)
+_module.main(_shipped)
 """
-# In the command line of the launcher, and so of every child it forks, with the pid of the
+# The child's modules, each after those it imports; the last is the entry point.
+CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "cases", "loading", "guard", "confinement",
+                 "protocol")
+FORK_SERVER_MODULES = ("forkserver",)
+# In the command line of the fork server, and so of every child it forks, with the pid of the
 # grading process that started it: a leftover child can be found, and told from another grader's.
 CHILD_MARK = "micrograde-child"
 
@@ -37,7 +52,7 @@ def module_code(name: str) -> types.CodeType:
     """The code of ``grader/child/inside/<name>.py`` from Python's own bytecode cache (compiled only when
     the cache is stale), every function in it named ``<name>``: a traceback printed in the child
     then never sends ``linecache`` to read a grader file, which the child may not do."""
-    path = Path(__file__).parent / "inside" / f"{name}.py"
+    path = INSIDE / f"{name}.py"
     return renamed(importlib.machinery.SourceFileLoader(f"grader.child.inside.{name}", str(path)).get_code(None),
                    f"<{name}>")
 
@@ -48,9 +63,15 @@ def renamed(code: types.CodeType, filename: str) -> types.CodeType:
     return code.replace(co_filename=filename, co_consts=consts)
 
 
-def blob(codes: tuple[types.CodeType | None, ...]) -> bytes:
-    """``codes`` as BOOTSTRAP reads them: the length, then the ``marshal`` data."""
-    data = marshal.dumps(codes)
+def shipment(modules: tuple[str, ...], training: types.CodeType | None = None) -> dict:
+    """What BOOTSTRAP runs: ``modules`` of ``grader/child/inside/`` in order, and the training engine's
+    code for the one child that grades ``train_step`` (``None`` for every other)."""
+    return {"modules": [(name, module_code(name)) for name in modules], "training": training}
+
+
+def blob(shipped: dict) -> bytes:
+    """``shipped`` as BOOTSTRAP reads it: the length, then the ``marshal`` data."""
+    data = marshal.dumps(shipped)
     return len(data).to_bytes(8, "big") + data
 
 

@@ -22,14 +22,13 @@ import re
 import select
 import tempfile
 import time
-import types
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
 import reference.nn
 from grader.child import launcher, sandbox
-from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, module_code
+from grader.child.shipping import BOOTSTRAP, CHILD_MODULES, blob, child_mark, code_file, shipment
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
@@ -47,18 +46,12 @@ OUTPUT_CAP_BYTES = 64 * 1024
 
 
 @functools.cache
-def child_code() -> tuple[types.CodeType, types.CodeType, types.CodeType]:
-    """The harness, the confinement and the training engine, read together once, before the first
-    child starts: nothing a submission does later can change what the next child is given."""
-    return module_code("harness"), module_code("confinement"), compile(TRAINING_ENGINE, "<training engine>", "exec")
-
-
-@functools.cache
 def compiled(training: bool) -> bytes:
-    """The child's code: the harness, the confinement and, for the child that grades ``train_step``
-    only, the training engine (see ``grader.child.shipping``)."""
-    harness, confinement, engine = child_code()
-    return blob((harness, confinement, engine if training else None))
+    """The child's code, read once a process, before the first child starts (nothing a submission
+    does later can change what the next child is given): the modules of ``grader/child/inside/``
+    and, for the child that grades ``train_step`` only, the training engine."""
+    engine = compile(TRAINING_ENGINE, "<training engine>", "exec") if training else None
+    return blob(shipment(CHILD_MODULES, engine))
 
 
 class WorkerLost(BaseException):

@@ -20,7 +20,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from grader.child.inside.harness import CHILDREN_NAMES
+from grader.child.inside.interface import CHILDREN_NAMES
 from grader.exercise import ops
 from grader.exercise.expr import operands
 from grader.judging.judge import Verdict, close

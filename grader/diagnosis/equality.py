@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from grader.diagnosis import feedback
+from grader.diagnosis.codes import CODES
 from grader.exercise.expr import forward_values
 from grader.exercise.ops import method_name
 from grader.judging.judge import Verdict
@@ -85,7 +86,7 @@ def describe(report: Report, submission: Submission, equality_kind: str | None) 
         case = feedback.explain_case(diagnosis.counterexample)
         diagnosis.message = " ".join(part for part in (
             f"{method_name(diagnosis.target)} goes wrong because {cause}.", case,
-            feedback.CONCEPT["value-equality"]) if part)
+            CODES["value-equality"].concept) if part)
         method = "backward" if diagnosis.target == "backward" else "__init__"
         where = membership_line(source, cls, method) if source is not None else None
         if where is not None:

@@ -10,6 +10,7 @@ same function are one problem, said once: ``nested-definition``.
 from __future__ import annotations
 
 from grader.diagnosis import feedback
+from grader.diagnosis.codes import CODES
 from grader.exercise.ops import OPS, method_name
 from grader.exercise.targets import Exercise
 from grader.report.model import Diagnosis, Report
@@ -76,7 +77,7 @@ def explain_missing(report: Report, submission: Submission, exercise: Exercise) 
         what = WHAT_INSTEAD[kind].format(method=method, cls=cls, found=found,
                                          inside=where.inside if where else "",
                                          line=where.location.line if where else "")
-        diagnosis.message = f"{what} {feedback.CONCEPT['not-implemented']}"
+        diagnosis.message = f"{what} {CODES['not-implemented'].concept}"
         if where is not None:
             diagnosis.line, diagnosis.file, diagnosis.cell = (where.location.line, where.location.file,
                                                               where.location.cell)

@@ -11,6 +11,7 @@ that shows it.
 from __future__ import annotations
 
 from grader.diagnosis.blame import TrainShape
+from grader.diagnosis.codes import UNUSABLE
 from grader.exercise.expr import features, operands
 from grader.judging.judge import Verdict
 
@@ -20,18 +21,14 @@ def smallest(verdicts: list[Verdict]) -> Verdict:
     return min(verdicts, key=lambda v: v.case.rank)
 
 
-UNUSABLE = {"NotImplementedError": "not-implemented", "ComputedAttribute": "computed-grad",
-            "InterfaceError": "interface"}
-
-
 def _errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]:
     """The one code that makes every other one moot (the method is missing, no node can be
     made of the class), if any; and every verdict that ended in an error."""
     errors = [v for v in verdicts if v.error is not None]
-    for kind, code in UNUSABLE.items():
+    for kind, unusable in UNUSABLE.items():
         found = next((v for v in errors if v.error.get("type") == kind), None)
         if found is not None:
-            return {code: found}, errors
+            return {unusable.code: found}, errors
     return {}, errors
 
 

@@ -8,6 +8,7 @@ are chosen so that no bug can hide behind a coincidence (no 0, no 1).
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -63,6 +64,14 @@ class Case:
                         for node in nodes if node[0] == "const" or exponent(node) is not None)
         return (self.size, effort, _NUMBER.sub("#", self.label), numbers,
                 tuple(simplicity(value, INPUTS) for _, value in self.inputs))
+
+
+# The model and data every ``train_step`` case runs on: the child's training engine and the reference
+# engine get the same MLP, the same starting weights and the same four examples.
+MODEL_INPUTS, MODEL_LAYERS = 3, (4, 4, 1)
+TRAIN_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+TRAIN_YS = [1.0, -1.0, -1.0, 1.0]
+TRAIN_WEIGHTS = [round(w, 6) for w in (random.Random(2024 + i).uniform(-1, 1) for i in range(41))]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import reference
 from grader.exercise import ops
-from grader.exercise.cases import Case, Check
+from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, Case, Check
 from grader.exercise.expr import Expr, build_values, evaluate, leaf_names, observe, operands
 from grader.judging.plan import OpPlan
 
@@ -368,9 +368,6 @@ def trace_faults(expr: Expr, trace: list[int], root_grad: object, seed: object =
                 if j in calls and calls[j] and calls[i] and calls[j][0] < calls[i][0]:
                     faults.add("wrong-order")
     return faults
-
-
-MODEL_INPUTS, MODEL_LAYERS = 3, (4, 4, 1)  # the MLP that train_step is graded on
 
 
 def parameter_name(index: int, nin: int = MODEL_INPUTS, layers: tuple[int, ...] = MODEL_LAYERS) -> str:

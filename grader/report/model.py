@@ -224,3 +224,10 @@ class Report:
             "coverage": self.coverage,
             **({"execution": self.execution} if self.execution is not None else {}),
         }
+
+
+def render_json(report: Report) -> str:
+    """The report as JSON (``--format json``), every string printable whatever the submission sent."""
+    import json
+
+    return json.dumps(printable_tree(report.to_json()), indent=2) + "\n"

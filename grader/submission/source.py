@@ -21,6 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.child.inside.policy import AUTOGRAD_LIBRARIES, FORBIDDEN_MODULES
 from grader.exercise.ops import OPS
 from grader.submission.errors import InputError
 
@@ -150,8 +151,6 @@ class Submission:
         """Imports of an autograd library or of the grader in the files graded, found by reading them.
 
         (What those files import from elsewhere is caught when it runs.)"""
-        from grader.child.inside.harness import FORBIDDEN_MODULES
-
         forbidden = FORBIDDEN_MODULES - self.local_modules()
         found = []
         for source in dict.fromkeys(self.providers.values()):
@@ -301,13 +300,11 @@ def read_notebook(path: Path, display: str) -> SourceFile:
 def comparison_cell(unit: Unit) -> str | None:
     """The autograd library a notebook cell imports, when the cell defines nothing: a demo comparing
     results with that library, not part of the work (code that defines things and imports one is)."""
-    from grader.child.inside.harness import FORBIDDEN_MODULES
-
     if unit.tree is None or any(isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                                 for n in unit.tree.body):
         return None
     names = [name.split(".")[0] for node in ast.walk(unit.tree) for name in imported_names(node)]
-    return next((n for n in names if n in FORBIDDEN_MODULES - {"grader", "reference", "micrograde"}), None)
+    return next((n for n in names if n in AUTOGRAD_LIBRARIES), None)
 
 
 def read_file(path: Path, display: str) -> SourceFile:
@@ -394,7 +391,7 @@ def is_stub(function: ast.FunctionDef) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
 
 
-def written(source: SourceFile, name: str) -> int:
+def methods_written(source: SourceFile, name: str) -> int:
     """How many of the graded methods (or the function) ``source`` has actually written for ``name``."""
     count = 0
     for unit in source.units:
@@ -416,7 +413,8 @@ def choose(files: list[SourceFile], name: str) -> SourceFile | None:
         defined = any(
             is_definition(node, name) for u in source.units for node in (u.tree.body if u.tree else ())
         )
-        return (not defined, -written(source, name), source.kind != "py", len(source.path.parts), source.display)
+        return (not defined, -methods_written(source, name), source.kind != "py", len(source.path.parts),
+                source.display)
 
     having = [s for s in files if s.defines(name) or s.read_error or broken_python(s)]
     return min(having, key=rank) if having else None

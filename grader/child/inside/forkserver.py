@@ -1,11 +1,11 @@
 """The process that starts every child of one grading process, by forking a warm interpreter.
 
-Starting Python and importing what the harness and the confinement use costs
+Starting Python and importing what the child's modules and the confinement use costs
 about 30 ms; a batch worker starts two children per submission. So each
 grading process starts this program once (``grader.child.launcher``), and it forks
 every child from itself: the interpreter is already up and those modules are
 already imported. It never runs or reads submission code, and holds nothing
-of the grader's: like the harness it imports only the standard library, and
+of the grader's: like the child's modules it imports only the standard library, and
 its code arrives compiled from the grading process.
 
 A child is started as ``unshare --fork --pid --kill-child`` and ``python -c``
@@ -17,7 +17,7 @@ would start it, with every layer the grading process asks for:
   namespace mapping the caller to root, when the caller is not root) made by
   that process, which then forks the program as PID 1 of its PID namespace
   and waits for it (it dies with its parent, and its namespace with it);
-- the program (the harness, or a test's program) run with the environment
+- the program (the child's, ``grader.child.inside.protocol``, or a test's) run with the environment
   and ``sys.argv`` asked for, its descriptors at 3, 4, ... in the order sent,
   and nothing else open.
 
@@ -29,7 +29,7 @@ they could not be made), so a machine that refuses them is never mistaken
 for a submission that crashed.
 """
 
-# What the harness, the confinement and the training engine import too (marked F401), so that
+# What the child's modules, the confinement and the training engine import too (marked F401), so that
 # no child imports it again.
 import _json  # noqa: F401
 import _signal
@@ -251,7 +251,11 @@ def probe(channel):
     return {"error": why}, []
 
 
-def main():
+def main(shipped):
+    """Fork a child for each request of the grading process until it is gone. (``shipped`` is what
+    started this process, ``grader.child.shipping``: nothing more is needed of it.)"""
+    for name in [name for name in sys.modules if name == __package__ or name.startswith(__package__ + ".")]:
+        del sys.modules[name]  # a child's own program starts with a module table as a fresh python -c has
     grader = int(sys.argv[-1])
     die_with_parent(grader)
     if PRCTL is not None:
@@ -288,6 +292,3 @@ def main():
         for fd in sent:
             os.close(fd)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,138 @@
+"""Answering one case: an op's values, gradients and probes; a ``backward()`` run; training steps.
+
+The child knows no op and no derivative rule, and judges nothing: it sends back
+numbers (values, gradients, the order in which ``_backward`` ran) and the
+grading process decides what they mean.
+"""
+
+import types
+
+from .failures import InterfaceError, MissingMethod, error_report
+from .graphs import build, hashed_by_position, observe, operand_positions, probe, propagate
+from .interface import Interface
+from .reading import computed_attributes, number, stored_or_none
+
+
+def op_case(api, request):
+    """Forward values, gradients (by the grader's own traversal) and probes of one op case."""
+    iface = api["interface"]
+    phase = "forward"
+    try:
+        nodes = build(iface, request["nodes"])
+        data = observe(nodes, "data")
+        phase = "backward"
+        for v in nodes:
+            if not isinstance(v, (int, float)):
+                v.grad = 0.0
+        propagate(iface, nodes[-1], nodes)
+        grads = observe(nodes, "grad")
+        # For each student node, which of the request's nodes its children hold (by identity).
+        children = [operand_positions(iface, v, nodes) if spec[0] == "student" else None
+                    for v, spec in zip(nodes, request["nodes"])]
+        phase = "forward"
+        probes = [probe(iface, node, args) for node, args in request["probes"]]
+    except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
+        return {"error": error_report(exc, phase)}
+    return {"data": data, "grads": grads, "probes": probes, "children": children}
+
+
+def backward_case(api, request):
+    """Call the student's ``backward()`` on graphs of fixed nodes.
+
+    Several roots may share leaves (same names): each ``backward()`` runs in
+    turn and the gradients after each are reported, with the order in which
+    the nodes' ``_backward`` closures ran and the root's gradient when its own
+    ran (the seed, wherever the pass set it).
+    """
+    iface = api["interface"]
+    leaves = {}
+    runs = []
+    trace = []
+    seed = []  # the root's gradient when its own _backward first ran: the seed the pass gave it
+    root = []
+    positions = {}
+    restore = None
+
+    def record(index):
+        if root and index == root[0][0] and not seed:
+            seed.append(number(stored_or_none(root[0][1], "grad")))
+        trace.append(index)
+
+    try:
+        restore = hashed_by_position(iface.V, positions)
+        for nodes in request["exprs"]:
+            trace.clear()
+            seed.clear()
+            root.clear()
+            built = build(iface, nodes, record, leaves, positions)
+            root.append((len(built) - 1, built[-1]))
+            if getattr(type(built[-1]), "backward", None) is None:
+                raise MissingMethod(f"{iface.V.__name__} has no method backward")
+            built[-1].backward()
+            runs.append({"grads": observe(built, "grad"), "trace": list(trace), "seed": seed[0] if seed else None})
+    except BaseException as exc:  # noqa: BLE001
+        return {"error": error_report(exc, "backward")}
+    finally:
+        if restore is not None:
+            restore()
+    return {"runs": runs}
+
+
+def on_training_engine(function, engine):
+    """``function`` as written, but with the name ``Value`` meaning the training engine's.
+
+    ``train_step`` is graded on the grader's training engine, so a loss it starts
+    as ``Value(0.0)`` must be one of that engine's Values, not one of the student's.
+    """
+    if not isinstance(function, types.FunctionType) or "Value" not in function.__code__.co_names:
+        return function
+    return types.FunctionType(function.__code__, {**function.__globals__, "Value": engine.Value},
+                              function.__name__, function.__defaults__, function.__closure__)
+
+
+def train_case(api, request):
+    """Run the student's ``train_step`` on the training engine's MLP with the given weights."""
+    engine = api["engine"]
+    model = engine.MLP(request["nin"], request["nouts"])
+    for p, w in zip(model.parameters(), request["weights"]):
+        p.data = w
+    losses, params = [], []
+    train_step = on_training_engine(api["train_step"], engine)
+    try:
+        for _ in range(request["steps"]):
+            loss = train_step(model, request["xs"], request["ys"], request["lr"])
+            if isinstance(loss, engine.Value):
+                loss = loss.data
+            losses.append(number(loss))
+            params.append([number(p.data) for p in model.parameters()])
+    except BaseException as exc:  # noqa: BLE001
+        return {"error": error_report(exc, "train_step")}
+    return {"losses": losses, "params": params}
+
+
+def load_engine(code):
+    """The grader's training engine, from its code object, registered in no module table."""
+    namespace = {"__name__": "micrograde_training"}
+    exec(code, namespace)
+    return types.SimpleNamespace(Value=namespace["Value"], MLP=namespace["MLP"])
+
+
+def with_interface(handler):
+    """``handler`` once the grader knows how to make nodes of the student's class."""
+
+    def run(api, request):
+        if "interface" not in api:
+            computed = computed_attributes(api["Value"])
+            if computed:
+                # Reading such a grad could run a finite difference: nothing observed would be the student's.
+                return {"error": {"type": "ComputedAttribute", "phase": "load", "line": None, "file": None,
+                                  "message": f"{api['Value'].__name__} computes {' and '.join(computed)} when "
+                                             f"read instead of storing it"}}
+            try:
+                api["interface"] = Interface(api["Value"])
+            except InterfaceError as exc:
+                return {"error": {"type": "InterfaceError", "message": str(exc), "phase": "load",
+                                  "line": None, "file": None}}
+        return {**handler(api, request), "equality": api["interface"].equality}
+
+    return run

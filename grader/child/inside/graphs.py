@@ -1,0 +1,165 @@
+"""Building a case's graph from the student's class, and the grader's own backward pass over it.
+
+Expressions arrive as a list of nodes in topological order, the last being the
+root: leaves, plain numbers, the student's op, and "fixed" nodes whose value and
+local derivatives the grading process computed for this very case.
+"""
+
+import operator
+
+from .failures import MissingMethod, SubmissionError
+from .reading import address, number, stored_or_none
+
+# The child knows no op and no derivative rule. Nodes the student did not write
+# arrive as "fixed" nodes: their value and local derivatives are numbers the
+# grading process computed for this very case. The student's ops are applied
+# the way Python code applies them: an operator (so reflected methods are
+# reached as Python reaches them) or a method call.
+OPERATORS = {"add": operator.add, "mul": operator.mul, "pow": operator.pow, "neg": operator.neg,
+             "sub": operator.sub, "truediv": operator.truediv}
+
+
+def fixed_node(iface, data, operands, derivs, label, on_backward=None):
+    """A node of the student's class whose value and local derivatives the grader gives as numbers."""
+    children = [o for o in operands if not isinstance(o, (int, float))]
+    out = iface.make(data, children, label)
+    V = iface.V
+
+    def _backward():
+        if on_backward is not None:
+            on_backward()
+        for operand, d in zip(operands, derivs):
+            if isinstance(operand, V):
+                operand.grad += d * out.grad
+
+    out._backward = _backward
+    return out
+
+
+def student_op(V, call, method, args, exponent, value_position):
+    """Apply the student's own op; a missing method is not-implemented, a non-Value result an error."""
+    how, _, name = call.partition(".")
+    owner = type(args[value_position])
+    if getattr(owner, method, None) is None:
+        raise MissingMethod(f"{V.__name__} has no method {method}")
+    if exponent is not None:
+        args = [*args, exponent]
+    if how == "operator" and name in OPERATORS:
+        out = OPERATORS[name](*args)
+    elif how == "method" and name.isidentifier():
+        out = getattr(args[0], name)(*args[1:])
+    else:
+        raise SubmissionError(f"unknown call {call}")
+    if not isinstance(out, V):
+        raise SubmissionError(f"returned {type(out).__name__}, not a {V.__name__}")
+    return out
+
+
+def recorder(record, index):
+    """A leaf's ``_backward`` that reports the leaf's index and, like any ``_backward``,
+    takes no argument (so a backward pass that passes one fails as it would on its own)."""
+    return lambda: record(index)
+
+
+def build(iface, nodes, record=None, leaves=None, positions=None):
+    """Build the requested nodes: leaves, plain numbers, the student's op, fixed nodes.
+
+    With ``record``, every fixed node's ``_backward`` first reports the node's
+    index; ``leaves`` shares leaf objects between several expressions by name;
+    ``positions`` gets each node's index as soon as it exists (before any node
+    that uses it puts it in a set).
+    """
+    built = []
+    positions = {} if positions is None else positions
+    for index, node in enumerate(nodes):
+        kind = node[0]
+        if kind == "const":
+            built.append(node[1])
+        elif kind == "leaf":
+            if leaves is not None and node[2] in leaves:
+                built.append(leaves[node[2]])
+                continue
+            v = iface.leaf(node[1])
+            if record is not None:
+                v._backward = recorder(record, index)
+            if leaves is not None:
+                leaves[node[2]] = v
+            built.append(v)
+        elif kind == "student":
+            _, call, operand_ids, exponent, method, value_position = node
+            built.append(student_op(iface.V, call, method, [built[j] for j in operand_ids], exponent,
+                                    value_position))
+        else:
+            _, data, operand_ids, derivs, label = node
+            hook = None if record is None else (lambda i=index: record(i))
+            built.append(fixed_node(iface, data, [built[j] for j in operand_ids], derivs, label, hook))
+        positions.setdefault(address(built[-1]), index)
+    return built
+
+
+def propagate(iface, root, nodes):
+    """The grader's own backward pass: reverse topological order over the nodes' operands.
+
+    Operands are visited in expression order (nodes the student's op made on its
+    own, such as a plain number wrapped in a Value, last and by value), so the
+    result does not depend on how a ``set`` happens to iterate.
+    """
+    position = {address(v): i for i, v in enumerate(nodes) if not isinstance(v, (int, float))}
+
+    def key(v):
+        at = position.get(address(v))  # a node of the expression has a place of its own: no tie to break
+        return (at, "") if at is not None else (len(nodes), repr(stored_or_none(v, "data")))
+
+    topo, seen, stack = [], set(), [(root, False)]
+    while stack:
+        v, expanded = stack.pop()
+        if expanded:
+            topo.append(v)
+            continue
+        if address(v) in seen:
+            continue
+        seen.add(address(v))
+        stack.append((v, True))
+        for child in sorted(iface.children(v), key=key, reverse=True):
+            if address(child) not in seen:
+                stack.append((child, False))
+    root.grad = 1.0
+    for v in reversed(topo):
+        v._backward()
+
+
+def observe(nodes, attr):
+    """Every node's stored ``attr``, as the report shows it; ``None`` for plain numbers."""
+    return [None if isinstance(v, (int, float)) else number(stored_or_none(v, attr)) for v in nodes]
+
+
+def operand_positions(iface, node, nodes):
+    """Which of ``nodes`` (their positions) the student's ``node`` holds as its operands, by identity."""
+    operands = iface.children(node)
+    return [j for j, w in enumerate(nodes) if any(c is w for c in operands)]
+
+
+def probe(iface, node, args):
+    """The student's op on fresh leaves holding ``args``: one forward value for finite differences."""
+    _, call, _, exponent, method, value_position = node
+    operands = [iface.leaf(x) if kind == "value" else x for kind, x in args]
+    return number(stored_or_none(student_op(iface.V, call, method, operands, exponent, value_position), "data"))
+
+
+def hashed_by_position(V, positions):
+    """While ``backward()`` is checked, nodes of a class that compares by identity hash by
+    their position in the case, so a set of nodes iterates in the same order on every run
+    and an order-dependent bug fails the same way every time. Equality is untouched; a
+    class with its own ``__eq__`` or ``__hash__`` keeps them as written, since that is
+    part of what is graded. Returns what puts the class back as it was."""
+    if V.__hash__ is not object.__hash__ or V.__eq__ is not object.__eq__:
+        return lambda: None
+    own = V.__dict__.get("__hash__")
+    V.__hash__ = lambda self: positions.get(address(self), address(self))
+
+    def restore():
+        if own is None:
+            del V.__hash__
+        else:
+            V.__hash__ = own
+    return restore

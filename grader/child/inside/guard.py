@@ -1,0 +1,294 @@
+"""The audit hook (PEP 578): what a submission may not do, refused, and what counts as cheating, recorded.
+
+Installed last, just before the submission's code first runs (``install_guard``);
+the same in every sandbox mode, and the only layer on a platform without the
+Linux ones.
+"""
+
+import itertools
+import os
+import sys
+import types
+
+from .policy import FORBIDDEN_MODULES, UNSAFE_MODULES
+
+PROCESS_EVENTS = {"os.fork", "os.forkpty", "os.system", "os.exec", "os.spawn", "os.posix_spawn",
+                  "subprocess.Popen", "pty.spawn", "os.kill", "os.killpg", "socket.__new__",
+                  "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata"}
+
+
+PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.link",
+               "os.symlink", "os.truncate", "os.utime", "shutil.rmtree", "os.chflags", "os.lchflags"}
+
+
+READ_EVENTS = {"open", "os.listdir", "os.scandir", "os.chdir"}
+
+
+# What no solution needs and what would reach the guard's own objects or rewrite the
+# harness's running code: every live object, the referrers of one, a tracer or profiler
+# (which may rewrite any frame's locals), the frames of every thread.
+INTROSPECTION_EVENTS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace",
+                        "sys.setprofile", "sys._current_frames", "sys._current_exceptions",
+                        "sys.monitoring.register_callback"}
+
+
+ATTRIBUTE_EVENTS = {"object.__getattr__", "object.__setattr__", "object.__delattr__"}
+
+
+FUNCTION_INTERNALS = {"__code__", "__defaults__", "__kwdefaults__"}
+
+
+HANDLED_EVENTS = frozenset({"import"} | PROCESS_EVENTS | PATH_EVENTS | READ_EVENTS | INTROSPECTION_EVENTS
+                           | ATTRIBUTE_EVENTS)
+
+
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+MAX_VIOLATIONS = 20
+
+
+def another_process(path):
+    """Whether ``path`` is in another process's ``/proc`` entry (the grader's environment, command line...).
+
+    Without a PID namespace the child shares ``/proc`` with the grading process.
+    """
+    parts = path.split(os.sep)
+    return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and parts[2] != str(os.getpid())
+
+
+def local_module_names(root):
+    """Top-level names the submission's own files provide (a ``micrograd/`` package, an
+    ``engine.py``): importing one of them imports the student's code, not a library."""
+    names = set()
+    for _, directories, files in os.walk(root):
+        names.update(directories)
+        names.update(name[:-3] for name in files if name.endswith(".py"))
+    return frozenset(n for n in names if n.isidentifier())
+
+
+def identities(paths):
+    """``(device, inode)`` of each existing path: what a path names, however it is spelled."""
+    found = set()
+    for path in paths:
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        found.add((status.st_dev, status.st_ino))
+    return frozenset(found)
+
+
+def off_limits(hidden):
+    """The directories a submission may not read: the grader's, and every forbidden package on
+    ``sys.path`` (the student's own ``micrograd/`` aside: it is not on ``sys.path`` yet)."""
+    packages = [os.path.join(entry or ".", name + suffix) for entry in sys.path
+                for name in FORBIDDEN_MODULES for suffix in ("", ".py")]
+    return identities([*hidden, *packages])
+
+
+def install_guard(workdir, hidden, local_names, protected):
+    """Install the audit hook (PEP 578); return the function that lists what it recorded.
+
+    ``protected`` are the namespaces of the child's own modules: the code and defaults of
+    their functions are off limits.
+
+    It refuses what no solution needs and records what counts as cheating, the same
+    way in every sandbox mode: an import of a forbidden module is recorded when it is
+    attempted, before any finder looks for it (through an import statement,
+    ``__import__``, ``exec`` or ``importlib``), so whether the module exists does not
+    matter. Audit hooks cannot be removed, and this one cannot be switched off from
+    Python either: it has no class to patch and no closure or global. Its state
+    lives in the keyword defaults of its functions, whose internals it refuses to
+    hand out (``__code__``, ``__defaults__``, ``__kwdefaults__``), and it refuses the
+    events that find objects without a reference (``gc``) or rewrite running frames
+    (tracers and profilers). Only ``note`` and ``recorded`` hold the record in a
+    frame while they run; a counter that no code can lower backs it, so a record
+    emptied by a submission that caught one of them running (a signal handler is
+    given the running frame) still shows. Everything it
+    decides with was bound before the submission ran and only C code runs on
+    submission-supplied values (no method of a ``str`` subclass, no patched builtin),
+    so nothing the submission does later changes a decision. It refuses by returning
+    the exception from a function that never raises, so a refusal's traceback shows no
+    frame holding its state.
+    """
+    import _frozen_importlib
+
+    violations = []
+    # Counts what ``note`` recorded; it only ever goes up, so a record emptied by a
+    # submission that caught ``note`` running (a signal handler gets the running frame)
+    # still shows.
+    noted = itertools.count()
+    function_type = types.FunctionType
+    function_globals = types.FunctionType.__globals__.__get__
+    own_namespaces = frozenset(map(id, protected))
+    blocked = off_limits(hidden)
+    writable = (os.path.realpath(workdir), "/dev/null")
+    importlib_namespace = vars(_frozen_importlib)
+
+    def note(what, *, _violations=violations, _noted=noted, _next=next, _append=list.append, _len=len,
+             _max=MAX_VIOLATIONS):
+        if what not in _violations and _len(_violations) < _max:
+            _next(_noted)
+            _append(_violations, what)
+
+    def is_guarded(obj, *, _ids=frozenset(), _id=id):  # ``_ids`` is set below, once all exist
+        return _id(obj) in _ids
+
+    def as_text(value, *, _str=str, _bytes=bytes, _type=type, _isinstance=isinstance, _copy=str.__getitem__,
+                _decode=bytes.decode, _all=slice(None)):
+        """``value`` as an exact ``str`` (made in C, whatever subclass it was), or ``None``."""
+        if _type(value) is _str:
+            return value
+        if _isinstance(value, _str):
+            return _copy(value, _all)
+        if _isinstance(value, _bytes):
+            return _decode(value, "utf-8", "surrogateescape")
+        return None
+
+    def check_import(name, *, _text=as_text, _note=note, _partition=str.partition, _local=local_names,
+                     _forbidden=frozenset(FORBIDDEN_MODULES), _unsafe=frozenset(UNSAFE_MODULES),
+                     _ImportError=ImportError):
+        name = _text(name)
+        if name is None:
+            return None
+        top = _partition(name, ".")[0]
+        if top in _unsafe:
+            return _ImportError(f"{name} is not available while grading")
+        if top in _forbidden and top not in _local:
+            _note(f"import {name}")
+            return _ImportError(f"{name} may not be used by a submission")
+        return None
+
+    named = tuple(os.path.realpath(h) for h in hidden)
+
+    def reaches(path, *, _off_limits=blocked, _stat=os.stat, _getcwd=os.getcwd, _rpartition=str.rpartition,
+                _startswith=str.startswith, _item=tuple.__getitem__, _OSError=OSError, _ValueError=ValueError,
+                _named=named, _normpath=os.path.normpath):
+        """Whether ``path`` or a directory on the way to it is off limits (each prefix is
+        asked of the kernel, so links, ``..`` and ``/proc/self/root`` change nothing; a
+        relative path is taken from the current directory, wherever that is). A path is
+        also off limits by name, so that where the grader's files are not there at all
+        (the minimal root) trying to reach them counts the same as where they are."""
+        if not _startswith(path, "/"):
+            try:
+                path = _getcwd() + "/" + path
+            except _OSError:
+                pass
+        normal = _normpath(path)
+        for root in _named:
+            if normal == root or _startswith(normal, root + "/"):
+                return True
+        while path:
+            try:
+                status = _stat(path)
+            except (_OSError, _ValueError):
+                pass
+            else:
+                if (_item(status, 2), _item(status, 1)) in _off_limits:
+                    return True
+            head = _rpartition(path, "/")[0]
+            if head == path:
+                return False
+            path = head
+        return False
+
+    def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=os.path.realpath,
+                   _roots=writable, _sep=os.sep, _startswith=str.startswith, _other=another_process,
+                   _PermissionError=PermissionError):
+        path = _text(path)
+        if path is None:
+            return None
+        if _reaches(path):
+            _note(f"read {path}")
+            return _PermissionError(f"{path}: the grader's files are off limits")
+        if _other(_text(_realpath(path)) or ""):
+            return _PermissionError(f"{path}: other processes are off limits")
+        if writes:
+            real = _text(_realpath(path))
+            for root in _roots:
+                if real == root or _startswith(real, root + _sep):
+                    return None
+            return _PermissionError(f"{path}: a submission may only write in its working directory")
+        return None
+
+    def decide(event, args, *, _import=check_import, _path=check_path, _guarded=is_guarded, _type=type,
+               _isinstance=isinstance, _str=str, _int=int, _process=frozenset(PROCESS_EVENTS),
+               _paths=frozenset(PATH_EVENTS), _reads=frozenset(READ_EVENTS),
+               _introspection=frozenset(INTROSPECTION_EVENTS), _internals=frozenset(FUNCTION_INTERNALS),
+               _function=function_type, _globals_of=function_globals, _own=own_namespaces, _id=id,
+               _write_flags=WRITE_FLAGS, _PermissionError=PermissionError, _RuntimeError=RuntimeError,
+               _AttributeError=AttributeError):
+        """The refusal (an exception to raise) for one audit event, or ``None``."""
+        if event == "import":
+            return _import(args[0])
+        if event in _process:
+            return _PermissionError(f"{event} is not allowed while grading")
+        if event in _introspection:
+            return _RuntimeError(f"{event} is not available while grading")
+        if event in _reads:
+            writes = False
+            if event == "open":
+                mode, flags = args[1], args[2]
+                if _type(mode) is _str:
+                    for letter in "wax+":
+                        if letter in mode:
+                            writes = True
+                if _type(flags) is _int and flags & _write_flags:
+                    writes = True
+            return _path(args[0], writes)
+        if event in _paths:
+            for arg in args[:2]:
+                refusal = _path(arg, True)
+                if refusal is not None:
+                    return refusal
+            return None
+        # object.__getattr__ / __setattr__ / __delattr__: (obj, name[, value])
+        obj, name = args[0], args[1]
+        if _type(name) is not _str or name not in _internals:
+            return None
+        if _guarded(obj) or (event != "object.__getattr__" and _type(obj) is _function
+                             and (name == "__code__" or _id(_globals_of(obj)) in _own)):
+            return _AttributeError(f"{name} of the grader's functions is off limits")
+        return None
+
+    def hook(event, args, *, _decide=decide, _handled=HANDLED_EVENTS):
+        if event not in _handled:
+            return
+        refusal = _decide(event, args)
+        if refusal is not None:
+            del _decide
+            raise refusal
+
+    def find_spec(name, path=None, target=None, *, _check=check_import, _find=_frozen_importlib._find_spec):
+        """``importlib``'s own ``_find_spec``, after the same check the import event gets:
+        ``importlib.import_module`` and ``importlib.util.find_spec`` raise no import event."""
+        refusal = _check(name)
+        del _check
+        if refusal is not None:
+            raise refusal
+        return _find(name, path, target)
+
+    def recorded(*, _violations=violations, _noted=noted, _note=note, _list=list, _get=dict.get, _repr=repr,
+                 _int=int, _len=len, _namespace=importlib_namespace, _find_spec=find_spec):
+        """What the submission tried so far (the import machinery put back, or a record
+        emptied behind the hook's back, count too)."""
+        if _get(_namespace, "_find_spec") is not _find_spec:
+            _note("replace the grader's import check")
+        found = _list(_violations)
+        if _int(_repr(_noted)[6:-1]) > _len(found):  # repr is "count(N)"
+            found.append("empty the grader's record of what it refused")
+        return found
+
+    functions = (note, is_guarded, as_text, check_import, reaches, check_path, decide, hook, find_spec, recorded)
+    is_guarded.__kwdefaults__ = {**is_guarded.__kwdefaults__, "_ids": frozenset(map(id, functions))}
+    _frozen_importlib._find_spec = find_spec
+    util = sys.modules.get("importlib.util")
+    if util is not None:
+        util._find_spec = find_spec
+    sys.addaudithook(hook)
+    return recorded
+
+
+def no_threads(*args, **kwargs):
+    raise RuntimeError("starting threads is not allowed while grading")

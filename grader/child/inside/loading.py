@@ -1,0 +1,188 @@
+"""Loading the submission's files and cells, with stand-ins for modules that are not installed."""
+
+import _signal
+import sys
+import types
+
+from .failures import SUBMISSION_FILES, error_report
+from .policy import FORBIDDEN_MODULES, UNSAFE_MODULES
+
+
+def run_unit(unit, namespace):
+    """Execute one file (or notebook cell) of the submission; report what went wrong."""
+    SUBMISSION_FILES.add(unit["filename"])
+    try:
+        code = compile(unit["source"], unit["filename"], "exec")
+        exec(code, namespace)
+    except SystemExit as exc:  # sys.exit() ends the file here, as running it would; not an error
+        return {**error_report(exc, "load"), "exit": True}
+    except BaseException as exc:  # noqa: BLE001
+        return error_report(exc, "load")
+    return None
+
+
+class LoadTimeout(BaseException):
+    """Loading ran out of time; raised in the student's code so the traceback says where it was."""
+
+
+def out_of_time(signum, frame):
+    raise LoadTimeout("loading took too long")
+
+
+def load(api, request):
+    """Execute the chosen submission files and pick out ``Value`` and ``train_step``.
+
+    Shortly before the grading process would give up on loading, an alarm stops the
+    code where it is, so the report can point at the statement that kept it busy.
+    """
+    _signal.signal(_signal.SIGALRM, out_of_time)
+    _signal.setitimer(_signal.ITIMER_REAL, max(0.05, 0.8 * request.get("time_limit", 10.0)))
+    try:
+        return load_modules(api, request)
+    finally:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+
+
+def load_modules(api, request):
+    failures = []
+    for spec in request["modules"]:
+        module = types.ModuleType(spec["name"])
+        module.__file__ = spec["units"][0]["filename"]
+        module.display = lambda *args, **kwargs: None
+        # Importable under its own name (train.py may import engine), unless that name
+        # is taken: a student's math.py must not replace the real math module.
+        if spec["name"] not in sys.modules and spec["name"] not in sys.stdlib_module_names:
+            sys.modules[spec["name"]] = module
+        if spec.get("directory"):
+            sys.path.insert(0, spec["directory"])
+        for unit in spec["units"]:
+            failure = run_unit(unit, module.__dict__)
+            while failure is not None and stand_in_for(failure):
+                failure = run_unit(unit, module.__dict__)
+            if failure is not None:
+                failure["unit"] = unit.get("label")
+                failure["unit_file"] = unit["filename"]
+                failures.append(failure)
+                if not unit.get("isolated") or failure["type"] == "LoadTimeout":
+                    break
+        if failures and failures[-1]["type"] == "LoadTimeout":
+            break
+        for role in spec["provides"]:
+            name = request["names"][role]
+            if name in module.__dict__:
+                api[role] = module.__dict__[name]
+    if not isinstance(api.get("Value"), type):
+        api.pop("Value", None)
+    if not callable(api.get("train_step")):
+        api.pop("train_step", None)
+    return {"defined": {role: role in api for role in ("Value", "train_step")}, "failures": failures,
+            "missing_modules": list(MISSING_MODULES)}
+
+
+def stand_in_for(failure):
+    """After a load stopped at the import of a module that is not installed (and not forbidden),
+    give that module a stand-in so the file or cell can run again; False when there is nothing to do."""
+    module = failure.get("module")
+    if (failure.get("type") != "ModuleNotFoundError" or not module or module in MISSING_MODULES
+            or module in FORBIDDEN_MODULES or module in UNSAFE_MODULES or len(MISSING_MODULES) >= 20):
+        return False
+    MISSING_MODULES.append(module)
+    return True
+
+
+# Packages notebooks use only to draw or display things. When one is not
+# installed, an inert stand-in is imported instead, so a plotting cell never
+# decides a grade.
+VISUAL_MODULES = {"graphviz", "matplotlib", "seaborn", "plotly", "IPython", "ipywidgets"}
+
+
+class Inert:
+    """Anything at all: every attribute, call, item or iteration gives back nothing useful."""
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return Inert()
+
+    def __call__(self, *args, **kwargs):
+        return Inert()
+
+    def __getitem__(self, key):
+        return Inert()
+
+    def __iter__(self):
+        return iter(())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class InertModule(types.ModuleType):
+    __path__ = []
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return Inert()
+
+
+class MissingName:
+    """Something a missing module was asked for: using it says which module is missing."""
+
+    def __init__(self, module, name):
+        self._module, self._name = module, name
+
+    def _missing(self):
+        return ModuleNotFoundError(f"No module named {self._module!r} (it is not installed where "
+                                   f"micrograde runs, and {self._name} needs it)", name=self._module)
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        raise self._missing()
+
+    def __call__(self, *args, **kwargs):
+        raise self._missing()
+
+
+class MissingModule(types.ModuleType):
+    __path__ = []
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return MissingName(self.__name__.split(".")[0], f"{self.__name__}.{name}")
+
+
+MISSING_MODULES = []  # top-level names imported but not installed, in the order first imported
+
+
+class StandInFinder:
+    """Import hook, last on ``sys.meta_path``: only reached when the real module is missing.
+
+    A plotting package gets an inert stand-in, so a drawing never decides a grade.
+    A module whose missing import stopped a file or cell from loading (numpy on a
+    plain install) gets a stand-in when that file or cell runs again (see
+    ``load``): it fails only when graded code uses it, saying which module is
+    missing, so an import that graded code never uses costs nothing, while code
+    that handles ImportError itself still sees it.
+    """
+
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        if top not in VISUAL_MODULES and top not in MISSING_MODULES:
+            return None
+        import importlib.machinery
+
+        return importlib.machinery.ModuleSpec(name, self, is_package=True)
+
+    def create_module(self, spec):
+        if spec.name.split(".")[0] in VISUAL_MODULES:
+            return InertModule(spec.name)
+        return MissingModule(spec.name)
+
+    def exec_module(self, module):
+        pass

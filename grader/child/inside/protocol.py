@@ -1,0 +1,161 @@
+"""The child's side of grading: answers the grading process's requests, one at a time.
+
+This is where a student's code executes, in a process of its own started by the
+fork server (``forkserver``) for ``grader.child.worker``. Requests and replies
+are JSON lines on two private file descriptors passed on the command line; the
+submission's own stdout and stderr go elsewhere.
+
+Before any submission code runs, the child confines itself (``confinement``:
+with namespaces a minimal root where the grader's files do not exist; on Linux
+no privileges and a seccomp filter) and installs the audit hook last
+(``guard``). Then it loads the submission (``loading``) and answers cases
+(``cases``).
+"""
+
+import _json
+import math
+import os
+import sys
+import types
+
+from . import confinement
+from .cases import backward_case, load_engine, op_case, train_case, with_interface
+from .guard import install_guard, local_module_names, no_threads
+from .loading import StandInFinder, load
+
+
+class CappedOutput:
+    """``sys.stdout``/``sys.stderr`` for the submission: the first bytes are kept, the rest dropped."""
+
+    def __init__(self, fd, cap):
+        self.fd = fd
+        self.left = cap
+        self.truncated = False
+        self.encoding = "utf-8"
+        self.errors = "replace"
+
+    def write(self, text):
+        data = str(text).encode("utf-8", "replace")
+        if len(data) > self.left:
+            data = data[: max(self.left, 0)]
+            self.truncated = True
+        if data:
+            self.left -= len(data)
+            try:
+                os.write(self.fd, data)
+            except OSError:
+                self.left = 0
+                self.truncated = True
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self.fd
+
+
+class JSONDecoding:
+    """What the C JSON scanner reads from ``json.JSONDecoder()``'s defaults, without importing
+    ``json`` (and ``re`` with it) into every child."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+    parse_constant = {"-Infinity": -math.inf, "Infinity": math.inf, "NaN": math.nan}.__getitem__
+
+
+def confine(plan):
+    """Have the process confine itself as the grading process planned (``confinement``); return what
+    held, for the report. Runs before any submission code. The confinement's names (``ctypes`` and the
+    C library among them) are emptied afterwards: a submission walking its frames finds nothing there."""
+    try:
+        return confinement.apply(plan)
+    except Exception as exc:  # noqa: BLE001 - reported, and the grading process trusts nothing it did not hear
+        return {"filesystem": f"not confined ({type(exc).__name__}: {exc})"}
+    finally:
+        vars(confinement).clear()
+
+
+def start_guards(request, protected):
+    """Confine the process and install the audit hook, last; return what tells the hook's
+    records, and what held of the confinement. ``protected`` are the namespaces of the
+    child's own modules, whose functions the hook keeps the submission's hands off."""
+    held = confine(request["confinement"])
+    import _thread
+    import threading
+
+    _thread.start_new_thread = no_threads
+    threading._start_new_thread = no_threads
+    sys.meta_path.append(StandInFinder())
+    # A leftover breakpoint() does nothing, as with PYTHONBREAKPOINT=0: a debugger needs
+    # sys.settrace, which the audit hook refuses.
+    sys.breakpointhook = lambda *args, **kwargs: None
+    sys.stdout = CappedOutput(1, request["output_cap"])
+    sys.stderr = CappedOutput(2, request["output_cap"])
+    local_names = local_module_names(os.path.join(request["workdir"], "submission"))
+    return install_guard(request["workdir"], request["hidden"], local_names, protected), held
+
+
+def leave_module_table():
+    """Take the child's own modules out of ``sys.modules`` (and the module that started them out of
+    ``__main__``): a submission can import neither. Returns their namespaces."""
+    own = [name for name in sys.modules if name == __package__ or name.startswith(__package__ + ".")]
+    namespaces = tuple(vars(sys.modules.pop(name)) for name in own)
+    vars(sys.modules["__main__"]).clear()
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    return namespaces
+
+
+HANDLERS = {"load": load, "op": with_interface(op_case), "backward": with_interface(backward_case),
+            "train": train_case}
+
+
+def main(shipped):
+    """Answer requests until the grading process closes the pipe.
+
+    Everything this loop uses to read requests and write replies is bound here, before
+    any submission code runs, and made of C objects (the JSON scanner and encoder,
+    ``os.write``), so patching ``json`` or ``os`` changes nothing it sends. The harness
+    then leaves ``__main__``: the submission finds an empty module there, not the
+    harness's functions.
+
+    ``shipped`` is what the grading process sent (``grader.child.shipping``): these modules, and the
+    training engine's code (``None`` but for the child that grades ``train_step``).
+    """
+    engine = shipped["training"]
+    protected = leave_module_table()
+    requests = os.fdopen(int(sys.argv[-2]), "r", encoding="utf-8")
+    replies = int(sys.argv[-1])
+    write, join = os.write, "".join
+    scan = _json.make_scanner(JSONDecoding)
+    encode = _json.make_encoder(None, object.__repr__, _json.encode_basestring_ascii, None, ": ", ", ",
+                                False, False, True)
+    api = {}
+    recorded = list
+    for line in requests:
+        request = scan(line, 0)[0]
+        if request["kind"] == "init":
+            if engine is not None:
+                api["engine"] = load_engine(engine)
+            recorded, held = start_guards(request, protected)
+            reply = {"confinement": held}
+        else:
+            handler = HANDLERS[request["kind"]]
+            if request["kind"] != "load" and request.get("needs", "Value") not in api:
+                reply = {"error": {"type": "NotImplementedError", "message": "not defined",
+                                   "phase": "load", "line": None, "file": None}}
+            else:
+                reply = handler(api, request)
+        reply["violations"] = recorded()
+        reply["truncated"] = bool(getattr(sys.stdout, "truncated", False) or getattr(sys.stderr, "truncated", False))
+        payload = (join(encode({"id": request["id"], **reply}, 0)) + "\n").encode()
+        view = memoryview(payload)
+        while view:
+            view = view[write(replies, view):]
+    # Every reply is written straight to its descriptor, so nothing is left to flush:
+    # skip the interpreter's teardown, which would only cost time (and run submission code).
+    os._exit(0)

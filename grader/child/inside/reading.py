@@ -1,0 +1,143 @@
+"""Reading what an object stores without running any of the student's code.
+
+A property, a descriptor or a ``__getattribute__`` of the student's could
+compute a gradient each time it is read: the harness reads an instance's own
+dictionary or slot through the interpreter's descriptors, and says which
+attributes a class computes instead of storing (``computed_attributes``).
+"""
+
+import math
+import types
+
+# A number unique to a live object, as ``id`` gives (its address, shifted past the alignment
+# bits, as ``object``'s own hash is). ``id`` raises an audit event, so the audit hook would
+# run on each of the many the harness takes; this does not, nor does it run a metaclass's
+# ``__hash__``.
+address = object.__hash__
+
+
+def number(x):
+    """A plain float for JSON, or a description of what the value really was."""
+    if type(x) is float and x - x == 0.0:  # the usual case, first: a finite float (inf - inf is nan)
+        return x
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return {"invalid": type(x).__name__}
+    try:
+        f = float(x)
+    except (OverflowError, TypeError, ValueError):
+        return {"invalid": "int too large for a float"}
+    if math.isnan(f) or math.isinf(f):
+        return {"invalid": repr(f)}
+    return f
+
+
+def class_attribute(cls, name):
+    """``name`` as the first class of ``cls``'s MRO defines it, or ``None``: read from the
+    classes' own dictionaries, so no metaclass or descriptor of the student's runs."""
+    for klass in type.__dict__["__mro__"].__get__(cls):
+        namespace = type.__dict__["__dict__"].__get__(klass)
+        if name in namespace:
+            return namespace[name]
+    return None
+
+
+def computed_attributes(cls):
+    """Which of ``data`` and ``grad`` instances of ``cls`` compute when read instead of storing.
+
+    A property, any other descriptor, or a ``__getattribute__``/``__getattr__`` of the
+    student's can run a finite difference each time the grader reads ``grad``; a slot
+    is a stored value. Found from the classes' own dictionaries, running none of the
+    student's code.
+    """
+    computed = []
+    hooked = (type(class_attribute(cls, "__getattribute__")) is not types.WrapperDescriptorType
+              or class_attribute(cls, "__getattr__") is not None)
+    for name in ("data", "grad"):
+        attribute = class_attribute(cls, name)
+        descriptor = (attribute is not None and type(attribute) is not types.MemberDescriptorType
+                      and class_attribute(type(attribute), "__get__") is not None)
+        if hooked or descriptor:
+            computed.append(name)
+    return computed
+
+
+# How ``stored`` reads ``name`` from instances of a class, found once per class: keyed by the
+# class's address (a dictionary lookup by the class itself would run its metaclass's ``__hash__``),
+# and holding the class, so that an id is never taken for another's.
+READERS = {}
+
+
+def stored(obj, name):
+    """The value ``obj`` stores for ``name`` (instance dictionary or slot), read without
+    running any of the student's code; ``AttributeError`` when it stores none."""
+    cls = type(obj)
+    found = READERS.get((address(cls), name))
+    if found is None or found[0] is not cls:
+        found = READERS[(address(cls), name)] = (cls, reading(cls, name))
+    return found[1](obj)
+
+
+def reading(cls, name):
+    """What reads ``name`` from an instance of ``cls`` for ``stored``: the slot's own descriptor if
+    ``name`` is a slot, else a lookup in the dictionary the interpreter's descriptor gives. A class
+    attribute set later changes nothing that matters: a slot's descriptor still reads that slot,
+    and the dictionary found through the interpreter's descriptor is still the one."""
+    slot = class_attribute(cls, name)
+    if type(slot) is types.MemberDescriptorType:
+        return slot.__get__  # raises AttributeError itself for an empty slot
+    descriptor = instance_dict_descriptor(cls)
+
+    def read(obj):
+        namespace = dictionary_of(obj, cls, descriptor)
+        if name in namespace:
+            return namespace[name]
+        raise AttributeError(f"{cls.__name__} stores no {name!r}")
+    return read
+
+
+def instance_dict_descriptor(cls):
+    """The interpreter's own descriptor of ``cls``'s instance dictionary, or ``None``."""
+    descriptor = class_attribute(cls, "__dict__")
+    return descriptor if type(descriptor) is types.GetSetDescriptorType else None
+
+
+def instance_namespace(obj):
+    """The instance dictionary of ``obj`` (empty if it has none), read through the interpreter's own
+    descriptor, never through a ``__dict__`` the student's class may define."""
+    cls = type(obj)
+    return dictionary_of(obj, cls, instance_dict_descriptor(cls))
+
+
+def dictionary_of(obj, cls, descriptor):
+    """What the interpreter's instance-dictionary ``descriptor`` gives for ``obj``, if a real dict."""
+    if descriptor is not None:
+        try:
+            namespace = descriptor.__get__(obj, cls)
+        except TypeError:
+            return {}
+        if type(namespace) is dict:
+            return namespace
+    return {}
+
+
+def stored_items(obj):
+    """The attributes an object stores (its instance dictionary and slots), read without running its code."""
+    cls = type(obj)
+    names = [name for klass in type.__dict__["__mro__"].__get__(cls)
+             for name, value in type.__dict__["__dict__"].__get__(klass).items()
+             if type(value) is types.MemberDescriptorType]
+    names.extend(instance_namespace(obj))
+    items = []
+    for name in dict.fromkeys(names):
+        try:
+            items.append((name, stored(obj, name)))
+        except AttributeError:
+            pass
+    return items
+
+
+def stored_or_none(obj, name):
+    try:
+        return stored(obj, name)
+    except AttributeError:
+        return None

@@ -1,0 +1,199 @@
+"""Every diagnosis code micrograde gives, stated once: what it applies to, what it means, what the
+student reads, and the concept behind it.
+
+The rules (``rules``), the blame (``blame``), the wording (``feedback``), the
+docs' table of diagnoses and the mutation corpus all name codes from here; a
+test checks that the docs' table and every code the grader can produce are in
+this registry, so a code can never reach a student without its words. Adding a
+diagnosis is one entry here, a rule that gives it, and a mutant that shows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Code:
+    name: str
+    targets: str  # what it applies to, as the docs' table says: "any op", "backward", "submission"...
+    meaning: str  # the docs' one-line meaning, in Markdown
+    what: str  # what is wrong, as the student reads it: may name {method}, {error}, {detail}
+    concept: str  # the idea to go back to; never the code that fixes it
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """An error after which no further check of a target can tell anything."""
+
+    code: str  # the diagnosis it is
+    skipped: str  # what the checks it skipped say: "not run: <skipped>"
+
+
+CODES: dict[str, Code] = {code.name: code for code in (
+    Code('not-implemented', 'any',
+         meaning='the stub still raises `NotImplementedError`, or the class has no such method; the message says '
+                 'what it has instead (`def pow` for `__pow__`, a def indented into another method, the other ops '
+                 'it has)',
+         what='{method} is not written yet: it still raises NotImplementedError, or is missing.',
+         concept='Fill in the stub; its docstring says what it must do.'),
+    Code('crash', 'any',
+         meaning='raises another exception in normal use (the message names it)',
+         what='{method} raised an exception: {error}.',
+         concept='Run the smallest failing case yourself and read the traceback.'),
+    Code('timeout', 'any',
+         meaning='ran past its time limit (`--timeout`, 10 s per target by default)',
+         what='{method} did not finish in time: {detail}.',
+         concept='Look for a loop that never ends or a recursion that never stops.'),
+    Code('missing-module', 'any',
+         meaning='the graded code uses a module that is not installed where micrograde runs (named); an import '
+                 'that graded code never uses only gives a warning',
+         what='{method} uses a module that is not installed where micrograde runs: {error}.',
+         concept='Graded code may only use the standard library (math, random): write the formula with math '
+                 'instead, and keep other libraries for plots and demos.'),
+    Code('wrong-forward', 'any op',
+         meaning="the result's `.data` is wrong",
+         what="{method} computes the wrong value: the result's .data is wrong.",
+         concept="The forward value is ordinary arithmetic on the operands' .data."),
+    Code('wrong-local-grad', 'any op',
+         meaning='the local derivative is wrong (includes forgetting `out.grad`)',
+         what='{method} passes the wrong gradient to its operands, even when every node is used once.',
+         concept="Chain rule: each operand's gradient grows by (this op's local derivative with respect to that "
+                 'operand) times out.grad. Check the derivative rule, and that it is multiplied by out.grad.'),
+    Code('grad-overwrite', 'any op',
+         meaning='`=` instead of `+=`: wrong only when a node is used more than once',
+         what='{method} gets gradients right when each node is used once, but wrong when a node is used twice: one '
+              'contribution replaces the other.',
+         concept='A node used twice must receive both contributions: gradients accumulate (+=), they are never '
+                 'assigned (=).'),
+    Code('constant-operand', 'two-operand ops',
+         meaning='fails or is wrong when the other operand is a plain number',
+         what='{method} goes wrong when the other operand is a plain number, not a Value.',
+         concept='Turn a plain number into a Value before you use its .data; check the reflected operators too (2 '
+                 '+ a, 3 * a).'),
+    Code('missing-child', 'any op',
+         meaning="the result's children (`_prev`) leave out an operand, so no backward pass reaches it",
+         what="{method} leaves an operand out of the result's children (_prev), so a backward pass never reaches "
+              'it and nothing below it gets a gradient.',
+         concept="The result's children are every operand it was computed from: the graph is found through them, "
+                 'and backward() visits only what it can find.'),
+    Code('detached-backward', 'any op',
+         meaning="the op's `_backward` is not attached to the node it returns (never attached, or attached to an "
+                 'operand)',
+         what='{method} does not attach its _backward to the node it returns, so the result never passes its '
+              "gradient on as its own (or another node's is replaced).",
+         concept='Each op defines how its result passes gradient to its operands, and that function belongs to the '
+                 'result node: the one the op returns.'),
+    Code('relu-at-zero', 'relu',
+         meaning='wrong exactly at 0 (a value other than 0, a gradient outside 0..1, or an error); any gradient '
+                 'between 0 and 1 there is right',
+         what='{method} goes wrong at exactly 0: its value must be 0 and its gradient a number between 0 and 1 '
+              '(micrograd uses 0).',
+         concept='relu has a kink at 0: there, take the gradient of one side (1 or 0) consistently, without '
+                 'dividing by the input.'),
+    Code('value-equality', 'any',
+         meaning='`__eq__`/`__hash__` on `data` make two distinct nodes with the same value one (in a set), or '
+                 'make the class unhashable; the case shows two such nodes',
+         what='{method} goes wrong because two distinct nodes with the same value are taken for one.',
+         concept='Nodes are distinct objects even when their values are equal: compare and hash them by identity '
+                 '(leave __eq__ and __hash__ out), or keep visited nodes by id().'),
+    Code('computed-grad', 'ops, backward',
+         meaning='`.grad` or `.data` is a property, descriptor or `__getattribute__` that computes when read: '
+                 'those targets score 0',
+         what="{method} is not graded: Value's .grad (or .data) is computed each time it is read instead of being "
+              'a stored number, so reading it says nothing about the backward pass.',
+         concept='Keep .data and .grad as plain attributes that hold numbers; the backward pass is what fills in '
+                 '.grad, one _backward at a time.'),
+    Code('missing-seed', 'backward',
+         meaning="the root's gradient is not 1 when its own `_backward` runs: never set, set to something else, or "
+                 'set only after the pass',
+         what="The output's own gradient is not 1 when the backward pass starts from it, so the wrong amount (or "
+              'nothing) flows back.',
+         concept='The derivative of the output with respect to itself is 1: the backward pass starts there, so it '
+                 'is set before any _backward runs.'),
+    Code('incomplete-traversal', 'backward',
+         meaning="some nodes' `_backward` never runs",
+         what='backward() never runs the _backward of some nodes, so their operands get no gradient.',
+         concept='The graph is every node reachable through _prev, at any depth; backward() must reach all of them.'),
+    Code('wrong-order', 'backward',
+         meaning='every node runs once, but not in reverse topological order',
+         what='backward() runs every node once, but some node passes its gradient on before every node that uses '
+              'it has added its share.',
+         concept='Reverse topological order: list a node only after all of its _prev are listed, then call '
+                 '_backward from the output back to the inputs.'),
+    Code('repeated-visit', 'backward',
+         meaning="some node's `_backward` runs more than once",
+         what='backward() runs the _backward of some node more than once, so its gradient is passed on twice.',
+         concept='Keep track of the nodes already visited, so each is listed (and run) once.'),
+    Code('no-accumulation', 'backward',
+         meaning='`backward()` replaces gradient it should add to (e.g. resets grads inside `backward`)',
+         what='backward() replaces gradient it should only add to: a second backward() on a graph that shares '
+              'leaves (or the pass itself) wipes out gradient already there.',
+         concept="backward() only adds to .grad; resetting gradients is the training loop's job (zero_grad), "
+                 'before the next backward pass.'),
+    Code('missing-zero-grad', 'train_step',
+         meaning='gradients are not reset between steps, so they pile up',
+         what='The first step is right, but later steps are not: gradients from earlier steps pile up on top of '
+              'the new ones.',
+         concept="Gradients accumulate, so each step must start from zero: reset every parameter's gradient before "
+                 'the backward pass.'),
+    Code('zero-grad-misplaced', 'train_step',
+         meaning='gradients are reset after `backward()` and before the update',
+         what='The parameters do not move: the gradients are gone by the time the update uses them.',
+         concept='Reset gradients before the backward pass (or after the update), never between the backward pass '
+                 'and the update.'),
+    Code('wrong-update', 'train_step',
+         meaning='the update has the wrong sign or size, or changes `p.grad` instead of `p.data`',
+         what='The parameters move in the wrong direction or by the wrong amount (or the gradients are changed '
+              'instead of the parameters).',
+         concept="Gradient descent moves each parameter's data against its gradient, by lr times the gradient."),
+    Code('missing-backward', 'train_step',
+         meaning="the loss's backward pass is never run, so no parameter moves",
+         what='The parameters do not move: the backward pass is never run, so every gradient stays 0.',
+         concept='Gradients exist only after a backward pass from the loss: run it after resetting the gradients '
+                 'and before the update.'),
+    Code('missing-update', 'train_step',
+         meaning='nothing updates the parameters after the backward pass',
+         what='The parameters do not move: nothing changes them after the backward pass.',
+         concept="A training step ends by moving every parameter's data against its gradient."),
+    Code('wrong-loss', 'train_step',
+         meaning='the returned value is not the loss before the update, or the loss itself is wrong (then the '
+                 'update, which follows it, is not blamed too)',
+         what='train_step returns the wrong loss: it should be the loss before the update, as a number.',
+         concept='Keep the loss of the forward pass and return its .data, computed before any parameter changes.'),
+    Code('load-error', 'submission',
+         meaning='the submission cannot be read or run (syntax error, with the Python version it needs when that '
+                 'is the cause; exception at import)',
+         what='The submission could not be loaded: {error}.',
+         concept='The file must run on its own without errors: try `python yourfile.py`.'),
+    Code('load-timeout', 'submission',
+         meaning='code at the top level ran past the load limit: the message names the statement and the `if '
+                 '__name__ == "__main__":` guard (or, in a notebook, the `skip-grading` tag)',
+         what='Loading the submission took longer than its time limit: {detail}.',
+         concept='Code at the top level runs every time the file is loaded: keep only definitions there.'),
+    Code('interface', 'submission',
+         meaning='no node can be made of the class (no `Value(x)` for a number `x`, operands in no known '
+                 'attribute): said once, naming what the grader needs',
+         what='micrograde cannot use your code the way the exercise defines it: {detail}.',
+         concept='micrograde makes nodes as Value(x) for a number x and finds their operands in _prev (or '
+                 '_children, prev, parents); train_step gets a model with model(x), model.parameters() and '
+                 'model.zero_grad(), whose parameters have only .data and .grad.'),
+    Code('nested-definition', 'submission',
+         meaning='graded methods defined inside another method by an indentation slip: said once, at the first of '
+                 'them',
+         what='Methods are missing from the class: {detail}.',
+         concept="A method's def sits at the class's indentation level, not inside another method: move these defs "
+                 'one level out.'),
+    Code('forbidden-import', 'submission',
+         meaning='an autograd library, the grader or the reference engine is imported or read: the score is 0',
+         what="The submission uses an autograd library or the grader's own code ({detail}), so its gradients "
+              'cannot be its own: the score is 0.',
+         concept='Write the gradients yourself: that is the exercise.'),
+)}
+
+# By the type of the error the child reported (the types the child gives them: ``grader.child.inside``).
+UNUSABLE: dict[str, Unusable] = {
+    "NotImplementedError": Unusable("not-implemented", "not implemented"),
+    "ComputedAttribute": Unusable("computed-grad", "gradients are computed when read"),
+    "InterfaceError": Unusable("interface", "no nodes can be made"),
+}

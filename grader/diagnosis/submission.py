@@ -1,0 +1,121 @@
+"""What is wrong with the submission as a whole: loading it, its warnings, forbidden imports, an
+unusable class; said once, not as a failure of every method in turn."""
+
+from __future__ import annotations
+
+from grader.diagnosis import feedback
+from grader.report.model import Diagnosis, Report
+from grader.submission import shape
+from grader.submission.notebook import SKIP_TAG, first_line
+from grader.submission.source import Location, Submission
+
+TYPE_CHECKING = False  # as in grader/__init__.py
+if TYPE_CHECKING:
+    from grader.child.session import Session
+
+
+def cell_warning(submission: Submission, failure: dict) -> str:
+    """A notebook cell that raised: its number, its first line, and the error (not a lost point)."""
+    cell = failure["unit"]
+    first = next((first_line(unit.source) for source in submission.files for unit in source.units
+                  if unit.filename == failure.get("unit_file")), "")
+    error = {**failure, "line": None}
+    return f"cell {cell} (`{first[:60]}`) raised {feedback.describe_error(error)}"
+
+
+def exit_warning(failure: dict) -> str:
+    """A file that called ``sys.exit()`` while loading: it stopped there, and what it defined is graded."""
+    where = failure.get("unit_file") or "the submission"
+    if isinstance(failure.get("line"), int):
+        where += f", line {failure['line']}"
+    return (f"{where} called sys.exit({failure.get('message', '')}) while loading: the code after it did not run, "
+            "as when running the file; what was defined before it is graded")
+
+
+def load_diagnoses(submission: Submission, session: Session, report: Report) -> dict[str, str]:
+    """Record load-level problems; return, for ``Value`` and ``train_step``, why they could not be loaded."""
+    blocked: dict[str, str] = {}
+
+    def problem(code: str, detail: str, line: int | None = None, file: str | None = None) -> None:
+        report.diagnoses.append(Diagnosis(code, "submission",
+                                          feedback.message(code, "submission", None, "both", detail),
+                                          line=line, file=file))
+
+    for detail, location in submission.load_problems():
+        problem("load-error", detail, location.line, location.file)
+        for name, source in submission.providers.items():
+            if source.display == location.file:
+                blocked[name] = f"{location.describe()} did not load"
+    if session.load_lost is not None:
+        lost = session.load_lost
+        if lost.reason == "timeout":
+            where = shape.top_level_work(submission)
+            report.diagnoses.append(load_timeout(where, session.exercise.config.load_time_limit))
+        else:
+            problem("load-error", f"while loading, {lost.detail}")
+        return {name: "the submission did not load" for name in ("Value", "train_step")}
+    for module in session.missing_modules:
+        report.warnings.append(f"{module[:80]} is not installed where micrograde runs: the submission was graded "
+                               f"without it, and only code that uses it fails (as missing-module)")
+    for failure in session.failures:
+        if failure.get("type") == "LoadTimeout":
+            where = shape.statement_at(submission, failure.get("unit_file"), failure.get("line"))
+            where = where or shape.top_level_work(submission)
+            report.diagnoses.append(load_timeout(where, session.exercise.config.load_time_limit))
+            return {name: "the submission did not load in time" for name in ("Value", "train_step")}
+        if failure.get("exit") is True:
+            report.warnings.append(exit_warning(failure))
+            for name in ("Value", "train_step"):
+                if not session.defined.get(name):
+                    blocked.setdefault(name, "the submission called sys.exit() before defining it")
+            continue
+        if failure.get("unit") is not None:
+            report.warnings.append(cell_warning(submission, failure))
+            continue
+        line, file = failure.get("line"), failure.get("file")
+        problem("load-error", feedback.describe_error(failure), line if isinstance(line, int) else None,
+                file if isinstance(file, str) else None)
+        for name in ("Value", "train_step"):
+            if not session.defined.get(name):
+                blocked.setdefault(name, "the submission stopped with an error before defining it")
+    return blocked
+
+
+def load_timeout(where: Location | None, seconds: float) -> Diagnosis:
+    """Module-level code that outlived the load limit: where it runs, and what to do about it."""
+    place = f"the code at {where.describe()}" if where else "code at the top level"
+    if where is not None and where.cell is not None:
+        advice = f"tag that cell {SKIP_TAG} (Jupyter: View > Cell Toolbar > Tags) so the grader leaves it out"
+    else:
+        advice = 'put demo and training code under if __name__ == "__main__": so it runs only when you run the file'
+    detail = f"{place} was still running after {seconds:g} s; {advice}"
+    return Diagnosis("load-timeout", "submission", feedback.message("load-timeout", "submission", None, "both",
+                                                                    detail),
+                     where.line if where else None, where.file if where else None, where.cell if where else None)
+
+
+def cheating(submission: Submission, session: Session, report: Report) -> None:
+    """One ``forbidden-import`` for any use of an autograd library or of the grader, seen or attempted."""
+    static = submission.forbidden_imports()
+    evidence = [f"imports {name}" for name, _ in static]
+    evidence += [f"tried to {what}" for what in session.violations
+                 if not any(what == f"import {name}" for name, _ in static)]
+    if not evidence:
+        return
+    location = static[0][1] if static else None
+    report.diagnoses.append(Diagnosis(
+        "forbidden-import", "submission",
+        feedback.message("forbidden-import", "submission", None, "both", "; ".join(dict.fromkeys(evidence[:5]))),
+        line=location.line if location else None, file=location.file if location else None,
+        cell=location.cell if location else None))
+
+
+def merge_interface_problems(report: Report, constructor: Location | None) -> None:
+    """A class the grader cannot make nodes of is one problem of the submission, said once and
+    pointed at its constructor, not a failure of every method in turn."""
+    found = [d for d in report.diagnoses if d.code == "interface" and d.target != "train_step"]
+    if found:
+        report.diagnoses = [d for d in report.diagnoses if d not in found]
+        where = constructor or Location(found[0].file or "", found[0].line, found[0].cell)
+        report.diagnoses.insert(0, Diagnosis("interface", "submission", found[0].message,
+                                             where.line, where.file or None, where.cell))
