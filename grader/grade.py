@@ -151,17 +151,11 @@ class TargetRun:
         result = self.result(check, "passed")
         if check.generated:
             from grader.search.engine import search
+            from grader.search.generable import Space
 
             target, roots = (self.target.name, 1) if self.target.kind == "op" else (None, 2)
-            ops = self.exercise.generated_ops
-
-            def strategy():  # Hypothesis is imported only if the search has to run it
-                from grader.search.strategies import expressions
-
-                return expressions(target, roots=roots, ops=ops)
-
-            verdicts = search(strategy, self.answered, check.focus, self.exercise.config.examples,
-                              key=f"{target}:{roots}:{','.join(ops)}", target=target)
+            space = Space(target, roots, self.exercise.generated_ops)
+            verdicts = search(space, self.answered, check.focus, self.exercise.config.examples)
             if self.lost is not None and not verdicts:
                 raise self.lost  # lost before any failure: the check is lost with its child
         else:

@@ -94,19 +94,26 @@ def generate(strategy: Callable[[], object], max_examples: int) -> list:
     return list(examples)
 
 
-def opening(strategy: Callable[[], object], max_examples: int, space: Space | None) -> list:
+def strategy(space: Space):
+    """The Hypothesis strategy of ``space`` (Hypothesis is imported only when a search has to run it)."""
+    from grader.search.strategies import expressions
+
+    return expressions(space.target, roots=space.roots, ops=space.ops)
+
+
+def opening(space: Space, max_examples: int) -> list:
     """The opening of the search of ``space``: from the cache if it has it, else generated (and kept)."""
-    cache = ReplayCache.for_search(space, max_examples) if space is not None else None
+    cache = ReplayCache.for_search(space, max_examples)
     cases = cache.load() if cache is not None else None
     if cases is None:
-        cases = generate(strategy, max_examples)
+        cases = generate(lambda: strategy(space), max_examples)
         if cache is not None:
             cache.store(cases)
     return cases
 
 
-def search(strategy: Callable[[], object], evaluate_many: Callable[[list], list[Verdict]], focus: str,
-           max_examples: int, *, key: str, target: str | None) -> list[Verdict]:
+def search(space: Space, evaluate_many: Callable[[list], list[Verdict]], focus: str,
+           max_examples: int) -> list[Verdict]:
     """Verdicts of the failing cases found (empty when every generated case passed): the first
     failure of the opening, then those found while shrinking it.
 
@@ -115,13 +122,12 @@ def search(strategy: Callable[[], object], evaluate_many: Callable[[list], list[
     opening would have met after it (a wrong value further on can make a later
     case crash, or hide a fault by a coincidence).
 
-    ``strategy`` makes the Hypothesis strategy, only if the opening has to be
-    generated; ``key`` names it in the cache (the same key, the same examples);
-    ``evaluate_many`` runs cases in order and returns their verdicts;
-    ``target`` is the op every shrunk case keeps (``None``: any).
+    ``space`` is what the search draws from (its key names it in the cache: the
+    same key, the same examples); every shrunk case keeps its target op (if any);
+    ``evaluate_many`` runs cases in order and returns their verdicts.
     ``evaluate_many`` may answer fewer cases than it was given (the child was
     lost): the search ends there, with what it found.
     """
-    cases = opening(strategy, max_examples, Space.from_key(key))
+    cases = opening(space, max_examples)
     first = next((v for v in (evaluate_many(cases) if cases else []) if not v.passed(focus)), None)
-    return [first, *shrink(first, evaluate_many, focus, target)] if first is not None else []
+    return [first, *shrink(first, evaluate_many, focus, space.target)] if first is not None else []

@@ -38,16 +38,6 @@ class Space(NamedTuple):
     def key(self) -> str:
         return f"{self.target}:{self.roots}:{','.join(self.ops)}"
 
-    @classmethod
-    def from_key(cls, key: str) -> Space | None:
-        """The space ``key`` names, or ``None`` when it names none."""
-        target, _, rest = key.partition(":")
-        roots, _, ops = rest.partition(":")
-        space = cls(None if target == "None" else target, int(roots) if roots in ("1", "2") else 0,
-                    tuple(ops.split(",")))
-        valid = space.roots and all(op in OPS for op in space.ops) and space.target in (None, *OPS)
-        return space if valid and space.key == key else None
-
     @property
     def kinds(self) -> tuple[str, ...]:
         """The ops an operation may be, the target first."""
