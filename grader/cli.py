@@ -87,8 +87,13 @@ def exercise_of(args: argparse.Namespace):
     from grader.exercise.config import load
     from grader.exercise.targets import Exercise
 
+    return Exercise(load(course_file(args)))
+
+
+def course_file(args: argparse.Namespace) -> Path | None:
+    """The course configuration's file: ``--config``, else ``./micrograde.toml`` if there is one."""
     found = Path("micrograde.toml")
-    return Exercise(load(args.config or (found if found.is_file() else None)))
+    return args.config or (found if found.is_file() else None)
 
 
 def run_scaffold(args: argparse.Namespace) -> int:
@@ -105,12 +110,13 @@ def run_template(args: argparse.Namespace) -> int:
     if args.kind in ("classroom50", "github-classroom") and not args.install:
         raise _BadInput(f"template {args.kind} needs --install SOURCE: where to install micrograde from "
                         "(it is not on PyPI), e.g. --install git+https://github.com/ORG/micrograde")
+    exercise, pinned = exercise_of(args), templates.pinned(course_file(args))
     if args.kind == "github-classroom":
-        written = templates.github_classroom(args.directory, args.install, args.submission, exercise_of(args))
+        written = templates.github_classroom(args.directory, args.install, args.submission, exercise, pinned)
     elif args.kind == "classroom50":
-        written = templates.classroom50(args.directory, args.install, args.submission)
+        written = templates.classroom50(args.directory, args.install, args.submission, pinned)
     else:
-        written = templates.gradescope(args.directory)
+        written = templates.gradescope(args.directory, pinned)
     for path in written:
         print(path)
     return EXIT_OK
@@ -172,7 +178,7 @@ def run_grade(args: argparse.Namespace) -> int:
         raise _BadInput("--timeout must be positive")
     # Gradescope shows each test by its own visibility (hidden checks after publishing), so it gets them all.
     audience = "staff" if args.format == "gradescope" else args.audience
-    options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience)
+    options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience, around=(Path.cwd(),))
     submission = read_submission(args.path, options.config)
     notebook = handback.graded_notebook(submission)
     if (args.feedback or args.html or args.execute) and notebook is None:

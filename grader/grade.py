@@ -48,6 +48,9 @@ class Options:
     config: Config | None = None  # None: the default exercise
     timeout: float | None = None  # seconds for loading and for each target, instead of the config's
     audience: str = "student"  # "staff" also runs and reports the checks hidden from students
+    # Where else a course configuration of the submission's may lie (the directory a course's CI grades
+    # in), besides the submission's own: any found there is ignored, with a warning.
+    around: tuple[Path, ...] = ()
 
     def exercise(self) -> Exercise:
         config = self.config or course_config.default()
@@ -220,6 +223,8 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
     if renamed:
         report.warnings.append(renamed)
     report.warnings.extend(note for source in dict.fromkeys(submission.providers.values()) for note in source.notes)
+    own = submission.path if submission.path.is_dir() else submission.path.parent
+    report.warnings.extend(course_config.ignored([own, *options.around], exercise.config))
     with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
         session = Session(submission, Path(tmp), exercise)
         try:

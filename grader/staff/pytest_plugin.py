@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -132,10 +133,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     from grader.submission.errors import InputError
 
     try:
-        options = Options(load(config.getoption("micrograde_config")), config.getoption("micrograde_timeout"))
+        options = Options(load(config.getoption("micrograde_config")), config.getoption("micrograde_timeout"),
+                          around=(config.invocation_params.dir,))
         report = grade(path, options)
     except InputError as exc:
         raise pytest.UsageError(f"micrograde: {exc}") from None
+    for warning in report.warnings:  # such as a configuration of the submission's, ignored
+        warnings.warn(pytest.PytestWarning(f"micrograde: {warning}"), stacklevel=1)
     for diagnosis in report.shown_diagnoses():
         if diagnosis.target == "submission":
             name = f"submission::{diagnosis.code}"
