@@ -44,24 +44,22 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import hmac
 import importlib.util
 import json
 import math
 import os
-import secrets
 import stat
 import tempfile
 from pathlib import Path
 
 import grader
+from grader import keyfile
 from grader.exercise.cases import Case
 from grader.exercise.ops import OPS
 from grader.search.generable import Space, generable
 
 FORMAT = 4
 SECRET_NAME = "replay.key"
-SECRET_BYTES = 32
 MAX_BYTES = 1024 * 1024  # an opening is a few kilobytes; a bigger file is not ours
 SOURCES = Path(grader.__file__).parent  # the code the examples depend on: exercise/ and search/
 # What follows the kind in each kind of node.
@@ -173,49 +171,9 @@ def storable(case: object) -> bool:
     return isinstance(case, Case) and decode(json.loads(json.dumps(encode(case)))) == case
 
 
-def _read_secret(path: Path) -> bytes | None:
-    """The secret in ``path`` if it is one: a regular file of ours, 0600 or stricter, of the right size."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
-        if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077
-                or info.st_size != SECRET_BYTES):
-            return None
-        secret = fh.read(SECRET_BYTES + 1)
-    return secret if len(secret) == SECRET_BYTES else None
-
-
-def secret(directory: Path) -> bytes | None:
-    """The cache's secret, made on first use; one that is not certainly ours and private is replaced
-    (every file made under it is then ignored). ``None`` when there is none to be had."""
-    path = directory / SECRET_NAME
-    for _ in range(2):
-        found = _read_secret(path)
-        if found is not None:
-            return found
-        try:
-            if os.path.lexists(path):
-                os.unlink(path)
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".key-")  # 0600
-        except OSError:
-            return None
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(secrets.token_bytes(SECRET_BYTES))
-            os.link(tmp, path)  # never over another process's secret: whoever links first wins
-        except OSError:
-            pass
-        finally:
-            os.unlink(tmp)
-    return None
-
-
 def mac(secret: bytes, key: str, payload: bytes) -> str:
     """What authenticates ``payload`` as the opening kept for ``key``."""
-    return hmac.new(secret, key.encode() + b"\0" + payload, hashlib.sha256).hexdigest()
+    return keyfile.mac(secret, key.encode() + b"\0" + payload)
 
 
 _READ: dict[Path, tuple[tuple, list[Case]]] = {}  # openings already read by this process, by file identity
@@ -238,7 +196,7 @@ class ReplayCache:
         if not enabled():
             return None
         directory = usable_directory()
-        found = secret(directory) if directory is not None else None
+        found = keyfile.secret(directory, SECRET_NAME) if directory is not None else None
         if found is None:
             return None
         key = f"format {FORMAT}; {fingerprint()}; {space.key}; max_examples {max_examples}"
@@ -273,8 +231,8 @@ class ReplayCache:
         try:
             header, _, payload = fh.read(MAX_BYTES + 1).partition(b"\n")
             header = json.loads(header)
-            if (not isinstance(header, dict) or header.get("key") != self.key or not isinstance(header.get("mac"), str)
-                    or not hmac.compare_digest(header["mac"], mac(self.secret, self.key, payload))):
+            if (not isinstance(header, dict) or header.get("key") != self.key
+                    or not keyfile.holds(self.secret, self.key.encode() + b"\0" + payload, header.get("mac"))):
                 return None
             data = json.loads(payload)
         except (ValueError, OSError):
