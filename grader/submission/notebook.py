@@ -28,7 +28,9 @@ def neutralise(code: str) -> str | None:
     if code.lstrip().startswith("%%"):
         return None
     lines = []
-    for line in code.splitlines():
+    # Lines as Python counts them: str.splitlines would also end one at \f, \x1c, U+0085, U+2028...,
+    # which Python reads as part of the line (a comment would then spill into code).
+    for line in re.split(r"\r\n|\r|\n", code):
         for pattern in (_MAGIC_LINE, _HELP_LINE, _IPYTHON_IMPORT):
             match = pattern.match(line)
             if match:
