@@ -170,8 +170,9 @@ def write(path: Path, text: str) -> None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from grader.grade import Options, grade_submission
+    from grader.grade import Options, grade_submission, refused
     from grader.report import handback
+    from grader.submission.errors import InputError
     from grader.submission.source import read_submission
 
     if args.timeout is not None and args.timeout <= 0:
@@ -179,7 +180,14 @@ def run_grade(args: argparse.Namespace) -> int:
     # Gradescope shows each test by its own visibility (hidden checks after publishing), so it gets them all.
     audience = "staff" if args.format == "gradescope" else args.audience
     options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience, around=(Path.cwd(),))
-    submission = read_submission(args.path, options.config)
+    try:
+        submission = read_submission(args.path, options.config)
+    except InputError as exc:
+        if args.format == "text" or args.feedback or args.html or args.execute:
+            raise
+        # A platform that shows the student the report (Gradescope, Classroom 50) must show why.
+        print(f"micrograde: {exc}", file=sys.stderr)
+        return finish(refused(args.path, options, str(exc)), args, 0.0)
     notebook = handback.graded_notebook(submission)
     if (args.feedback or args.html or args.execute) and notebook is None:
         raise _BadInput("--feedback, --html and --execute need a notebook submission")
@@ -201,15 +209,20 @@ def run_grade(args: argparse.Namespace) -> int:
     if args.html:
         page = handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True)
         write(args.html, handback.render_html(page))
-    text = render(report, args, time.monotonic() - started)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        write(args.output, text)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         from grader.report.github import report_to_github
 
         report_to_github(report, submission, sys.stderr)
+    return finish(report, args, time.monotonic() - started)
+
+
+def finish(report, args: argparse.Namespace, seconds: float) -> int:
+    """Write the report where it goes; the exit status it earns."""
+    text = render(report, args, seconds)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write(args.output, text)
     if args.fail_under is not None:
         return EXIT_OK if report.score >= args.fail_under else EXIT_LOST_POINTS
     return EXIT_OK if report.perfect else EXIT_LOST_POINTS

@@ -35,7 +35,7 @@ from grader.judging.judge import (
     malformed,
 )
 from grader.judging.plan import plan_backward, plan_op
-from grader.report.model import CheckResult, Report
+from grader.report.model import CheckResult, Diagnosis, Report
 from grader.submission import shape
 from grader.submission.errors import InputError
 from grader.submission.source import Submission, read_submission
@@ -209,6 +209,22 @@ def grade(path: Path, options: Options | None = None) -> Report:
     options = options or Options()
     exercise = options.exercise()
     return grade_submission(read_submission(path, exercise.config), options)
+
+
+def refused(path: Path, options: Options, reason: str) -> Report:
+    """The report of a submission refused before anything ran (too many files, too large, not a
+    notebook...): a ``load-error`` saying why, and every check not run, so that a platform that
+    shows the student a report (Gradescope, Classroom 50) shows them the reason."""
+    exercise = options.exercise()
+    report = Report(str(path), targets=list(exercise.names), config=exercise.config.to_json(),
+                    audience=options.audience)
+    report.diagnoses.append(Diagnosis("load-error", "submission",
+                                      feedback.message("load-error", "submission", None, "both", reason)))
+    report.checks.extend(CheckResult(c.id, target.name, c.title, "error", target.points_of(c),
+                                     message=f"not run: {reason}", hidden=c.id in target.hidden)
+                         for target in exercise.targets for c in target.checks
+                         if options.audience == "staff" or c.id not in target.hidden)
+    return report
 
 
 def grade_submission(submission: Submission, options: Options | None = None) -> Report:

@@ -77,6 +77,23 @@ def plain_v4(raw: bytes) -> dict | None:
     return notebook
 
 
+def without_outputs(raw: bytes) -> bytes | None:
+    """The notebook with every cell's outputs and attachments left out (what is graded is the code),
+    or ``None`` when it is not a notebook's JSON."""
+    try:
+        notebook = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        return None
+    for cell in notebook["cells"]:
+        if isinstance(cell, dict):
+            if "outputs" in cell:
+                cell["outputs"] = []
+            cell.pop("attachments", None)
+    return json.dumps(notebook).encode()
+
+
 def read(raw: bytes, display: str):
     """The notebook as nbformat version 4 (older versions upgraded); ``InputError`` if it is not one."""
     notebook = plain_v4(raw)
