@@ -223,7 +223,7 @@ def test_student_ids_never_collide_and_cells_are_never_formulas(tmp_path):
     (folder / "bob.py.ipynb").write_text("{ not a notebook")
     (folder / "=HYPERLINK(1).py").write_text("@SUM(1)")
     out = tmp_path / "results"
-    recipe = run_recipe("## Batch grading for staff", tmp_path)  # the README's own command
+    recipe = run_recipe("docs/staff.md", "## Batch grading", tmp_path)  # the docs' own command
     assert recipe.returncode == 0, recipe.stderr
     grades = rows(out)
     assert sorted(grades) == ["'=HYPERLINK(1)", "bob", "bob.py", "bob.py.ipynb"]

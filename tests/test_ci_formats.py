@@ -180,8 +180,8 @@ def run_autograder(template: dict, root, submission: str, name: str = "engine.py
 
 @pytest.fixture
 def gradescope_template(tmp_path):
-    """The autograder files, written by the README's recipe."""
-    result = run_recipe("### Gradescope", tmp_path)
+    """The autograder files, written by the docs' recipe."""
+    result = run_recipe("docs/ci.md", "## Gradescope", tmp_path)
     assert result.returncode == 0, result.stderr
     out = tmp_path / "autograder-files"
     return {"dir": out, "run_autograder": out / "run_autograder", "setup": out / "setup.sh"}
@@ -206,7 +206,7 @@ def test_run_autograder_writes_results(gradescope_template, tmp_path):
 
 def test_trying_the_autograder_out_as_the_readme_says(gradescope_template, tmp_path):
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
-    result = run_recipe("### Gradescope", tmp_path, block=1)
+    result = run_recipe("docs/ci.md", "## Gradescope", tmp_path, block=1)
     assert result.returncode == 0, result.stderr
     results = json.loads(result.stdout)
     jsonschema.validate(results, GRADESCOPE)

@@ -112,14 +112,14 @@ def run_workflow(workflow: dict, workspace: Path, install: str) -> tuple[float, 
     raise AssertionError("the workflow has no grading reporter step")
 
 
-INSTALL = "git+https://github.com/ORG/micrograde"  # as the README's recipes have it
+INSTALL = "git+https://github.com/ORG/micrograde"  # as the docs' recipes have it
 
 
 @pytest.fixture(scope="module")
 def workflow(tmp_path_factory) -> dict:
-    """The workflow, written by the README's recipe in a template repository."""
+    """The workflow, written by the docs' recipe in a template repository."""
     template = tmp_path_factory.mktemp("template")
-    result = run_recipe("### GitHub Classroom (legacy)", template)
+    result = run_recipe("docs/ci.md", "## GitHub Classroom (legacy)", template)
     assert result.returncode == 0, result.stderr
     return yaml.safe_load((template / ".github" / "workflows" / "classroom.yml").read_text())
 
@@ -187,9 +187,9 @@ RUNNER_ENV = {"CLASSROOM": "ml-2026", "ASSIGNMENT": "micrograd", "ASSIGNMENT_TYP
 
 @pytest.fixture(scope="module")
 def autograder(tmp_path_factory) -> Path:
-    """The assignment's autograder.py, written by the README's recipe in the classroom's folder."""
+    """The assignment's autograder.py, written by the docs' recipe in the classroom's folder."""
     classroom = tmp_path_factory.mktemp("ml-2026")
-    result = run_recipe("### Classroom 50", classroom)
+    result = run_recipe("docs/ci.md", "## Classroom 50", classroom)
     assert result.returncode == 0, result.stderr
     autograder = classroom / "autograders" / "micrograd" / "autograder.py"
     assert f"INSTALL = {json.dumps(INSTALL)}" in autograder.read_text()

@@ -222,7 +222,7 @@ def test_other_files_on_the_machine_are_not_there(tmp_path, mode):
 
 def test_the_working_directory_is_bounded(tmp_path, mode):
     if mode == "none":
-        pytest.skip("without namespaces only single files are bounded (16 MiB): see the README")
+        pytest.skip("without namespaces only single files are bounded (16 MiB): see docs/security.md")
     source = SOLUTION + (
         "written = files = 0\n"
         "try:\n"

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 from helpers import CORPUS, ROOT, micrograde
+from recipes import run_recipe, section
 
 import reference
 from grader.exercise import config as course_config
@@ -283,6 +285,16 @@ def test_scaffold_round_trip(tmp_path):
     (out / "micrograd.ipynb").unlink()
     status, report = grade_json(out, "--config", str(config))
     assert status == 0 and report["diagnoses"] == [], report["diagnoses"]
+
+
+def test_the_docs_course_and_its_scaffold(tmp_path):
+    """The course configuration the docs show (relu, division, no tanh), scaffolded by the docs' command."""
+    example = re.findall(r"```toml\n(.*?)```", section("docs/staff.md", "## The course configuration"), re.S)[0]
+    (tmp_path / "micrograde.toml").write_text(example, encoding="utf-8")
+    result = run_recipe("docs/staff.md", "## The course configuration", tmp_path)
+    assert result.returncode == 0, result.stderr
+    engine = (tmp_path / "student-files" / "engine.py").read_text(encoding="utf-8")
+    assert "def relu" in engine and "def __truediv__" in engine and "def tanh" not in engine
 
 
 def test_judging_an_op_from_raw_replies():

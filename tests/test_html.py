@@ -61,12 +61,12 @@ def test_html_of_the_bundled_exercise(tmp_path):
 def test_html_draws_graphs_offline_and_escapes_the_submission(tmp_path):
     source = SOLUTION.replace("for node in reversed(topo):", "for node in topo:").replace(
         "        x = self.data\n", f"        x = self.data\n        raise ValueError({HOSTILE!r})\n", 1)
-    path = tmp_path / "work.ipynb"  # the README's name for it
+    path = tmp_path / "work.ipynb"  # the docs' name for it
     saved_by_jupyter(path, source)
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"My notes {MARKUP}"))
     nbformat.write(notebook, path)
-    result = run_recipe("## Notebooks", tmp_path)  # handing it back, as the README says
+    result = run_recipe("docs/staff.md", "## Handing notebooks back", tmp_path)  # as the docs say
     assert result.returncode == 1, result.stderr
     text = (tmp_path / "graded.html").read_text()
     page = Page(text)

@@ -49,7 +49,7 @@ def test_reference_passes_everything(tmp_path):
 
 def test_the_bundled_exercise_fails_everything_as_not_implemented(tmp_path):
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
-    result = run_recipe("### pytest, in any CI that runs it", tmp_path)
+    result = run_recipe("docs/ci.md", "## pytest, in any CI that runs it", tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     root = ET.parse(tmp_path / "micrograde.xml").getroot()
     assert set(outcomes(root).values()) == {"failed"} and len(outcomes(root)) == 29

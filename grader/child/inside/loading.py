@@ -7,6 +7,12 @@ import types
 from .failures import SUBMISSION_FILES, error_report
 from .policy import FORBIDDEN_MODULES, UNSAFE_MODULES
 
+# Packages notebooks use only to draw or display things. When one is not
+# installed, an inert stand-in is imported instead, so a plotting cell never
+# decides a grade.
+VISUAL_MODULES = {"graphviz", "matplotlib", "seaborn", "plotly", "IPython", "ipywidgets"}
+MISSING_MODULES = []  # top-level names imported but not installed, in the order first imported
+
 
 def run_unit(unit, namespace):
     """Execute one file (or notebook cell) of the submission; report what went wrong."""
@@ -90,12 +96,6 @@ def stand_in_for(failure):
     return True
 
 
-# Packages notebooks use only to draw or display things. When one is not
-# installed, an inert stand-in is imported instead, so a plotting cell never
-# decides a grade.
-VISUAL_MODULES = {"graphviz", "matplotlib", "seaborn", "plotly", "IPython", "ipywidgets"}
-
-
 class Inert:
     """Anything at all: every attribute, call, item or iteration gives back nothing useful."""
 
@@ -155,9 +155,6 @@ class MissingModule(types.ModuleType):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
         return MissingName(self.__name__.split(".")[0], f"{self.__name__}.{name}")
-
-
-MISSING_MODULES = []  # top-level names imported but not installed, in the order first imported
 
 
 class StandInFinder:
