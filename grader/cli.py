@@ -182,22 +182,22 @@ def run_grade(args: argparse.Namespace) -> int:
     options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience, around=(Path.cwd(),))
     try:
         submission = read_submission(args.path, options.config)
+        notebook = handback.graded_notebook(submission)
+        if (args.feedback or args.html or args.execute) and notebook is None:
+            raise _BadInput("--feedback, --html and --execute need a notebook submission")
+        if args.execute:
+            from grader.staff.execute import available
+
+            if not available():
+                raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
+        started = time.monotonic()
+        report = grade_submission(submission, options)
     except InputError as exc:
         if args.format == "text" or args.feedback or args.html or args.execute:
             raise
         # A platform that shows the student the report (Gradescope, Classroom 50) must show why.
         print(f"micrograde: {exc}", file=sys.stderr)
         return finish(refused(args.path, options, str(exc)), args, 0.0)
-    notebook = handback.graded_notebook(submission)
-    if (args.feedback or args.html or args.execute) and notebook is None:
-        raise _BadInput("--feedback, --html and --execute need a notebook submission")
-    if args.execute:
-        from grader.staff.execute import available
-
-        if not available():
-            raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
-    started = time.monotonic()
-    report = grade_submission(submission, options)
     if args.execute:
         from grader.staff.execute import execute_notebook  # noqa: I001 (optional extra)
 
