@@ -158,7 +158,8 @@ class TargetRun:
 
             target, roots = (self.target.name, 1) if self.target.kind == "op" else (None, 2)
             space = Space(target, roots, self.exercise.generated_ops)
-            verdicts = search(space, self.answered, check.focus, self.exercise.config.examples)
+            verdicts = search(space, self.answered, check.focus, self.exercise.config.examples,
+                              judgeable=lambda case: self.prepare(case, check) is not None)
             if self.lost is not None and not verdicts:
                 raise self.lost  # lost before any failure: the check is lost with its child
         else:

@@ -90,3 +90,16 @@ def test_forged_openings_grade_as_a_fresh_cache(mode, tmp_path, monkeypatch):
         easy = [["leaf", "a"], [kind, 0, *((2,) if kind == "pow" else (0,) if kind in ("add", "mul") else ())]]
         forge(kept.path, [{"exprs": [easy], "inputs": [["a", 2.0]]}], kept.key, os.urandom(32))
     assert graded(CORPUS / "solution.py", cache, tmp_path, "easy") == fresh
+
+
+def test_a_kept_opening_with_a_case_the_grader_cannot_judge_is_generated_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("MICROGRADE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MICROGRADE_REPLAY", raising=False)
+    first = engine.opening(POW, 10)
+    path = ReplayCache.for_search(POW, 10).path
+    kept = path.stat().st_ino
+    assert engine.opening(POW, 10) == first and path.stat().st_ino == kept  # replayed as it is
+    calls = []
+    monkeypatch.setattr(engine, "generate", lambda *args: calls.append(args) or list(first))
+    assert engine.opening(POW, 10, judgeable=lambda case: case != first[3]) == first
+    assert len(calls) == 1 and path.stat().st_ino != kept  # generated again, and kept anew

@@ -101,10 +101,15 @@ def strategy(space: Space):
     return expressions(space.target, roots=space.roots, ops=space.ops)
 
 
-def opening(space: Space, max_examples: int) -> list:
-    """The opening of the search of ``space``: from the cache if it has it, else generated (and kept)."""
+def opening(space: Space, max_examples: int, judgeable: Callable[[object], bool] = lambda case: True) -> list:
+    """The opening of the search of ``space``: from the cache if it has it, else generated (and kept).
+
+    A kept opening with a case the grader cannot judge (``judgeable``) is dropped and generated again:
+    a case is charged to the submission only if a fresh search would have shown it too."""
     cache = ReplayCache.for_search(space, max_examples)
     cases = cache.load() if cache is not None else None
+    if cases is not None and not all(judgeable(case) for case in cases):
+        cases = None
     if cases is None:
         cases = generate(lambda: strategy(space), max_examples)
         if cache is not None:
@@ -113,7 +118,7 @@ def opening(space: Space, max_examples: int) -> list:
 
 
 def search(space: Space, evaluate_many: Callable[[list], list[Verdict]], focus: str,
-           max_examples: int) -> list[Verdict]:
+           max_examples: int, judgeable: Callable[[object], bool] = lambda case: True) -> list[Verdict]:
     """Verdicts of the failing cases found (empty when every generated case passed): the first
     failure of the opening, then those found while shrinking it.
 
@@ -124,10 +129,11 @@ def search(space: Space, evaluate_many: Callable[[list], list[Verdict]], focus: 
 
     ``space`` is what the search draws from (its key names it in the cache: the
     same key, the same examples); every shrunk case keeps its target op (if any);
-    ``evaluate_many`` runs cases in order and returns their verdicts.
+    ``evaluate_many`` runs cases in order and returns their verdicts; ``judgeable``
+    says whether the grader can judge a case at all (see ``opening``).
     ``evaluate_many`` may answer fewer cases than it was given (the child was
     lost): the search ends there, with what it found.
     """
-    cases = opening(space, max_examples)
+    cases = opening(space, max_examples, judgeable)
     first = next((v for v in (evaluate_many(cases) if cases else []) if not v.passed(focus)), None)
     return [first, *shrink(first, evaluate_many, focus, space.target)] if first is not None else []
