@@ -31,46 +31,51 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"micrograde {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     grade = commands.add_parser("grade", help="grade a .py file, a notebook, or a directory")
-    grade.add_argument("path", type=Path)
+    grade.add_argument("path", type=Path, help="the submission: a .py file, a .ipynb notebook, or a folder of them")
     grade.add_argument("--format", choices=tuple(FORMATS), default="text", metavar="FORMAT",
                        help="how the report is written: "
                             + "; ".join(f"{f.name}: {f.purpose}" for f in FORMATS.values()))
     grade.add_argument("--output", type=Path, help="write the report here instead of stdout")
-    grade.add_argument("--timeout", type=float,
+    grade.add_argument("--timeout", type=float, metavar="SECONDS",
                        help="seconds each target (and loading) may take (default: the config's, 10)")
     grade.add_argument("--audience", choices=("student", "staff"), default="student",
                        help="staff reports also run and show the checks hidden from students")
     grade.add_argument("--feedback", type=Path, metavar="OUT.ipynb",
-                       help="write the notebook back with feedback cells in it (notebook submissions)")
-    grade.add_argument("--html", type=Path, metavar="OUT.html", help="the feedback notebook as an HTML page")
+                       help="write the notebook back with feedback cells in it (notebooks; for a .py, use --html)")
+    grade.add_argument("--html", type=Path, metavar="OUT.html",
+                       help="the submission as an HTML page with the feedback in it (a notebook, or a .py file "
+                            "with the feedback at the lines it names); opens offline")
     grade.add_argument("--fail-under", type=float, metavar="N",
                        help="exit 1 only when the score is below N (default: when any point is lost)")
     grade.add_argument("--execute", action="store_true",
                        help="also run the notebook top to bottom in a kernel and report failing cells "
                             "(needs micrograde[execute])")
     template = commands.add_parser("template", help="write the files a course copies")
-    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope"))
-    template.add_argument("directory", type=Path)
+    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope"),
+                          help="which platform the files are for")
+    template.add_argument("directory", type=Path, help="folder to write the files into (made if missing)")
     template.add_argument("--install", metavar="SOURCE",
                           help="where classroom50 and github-classroom install micrograde from: a pip requirement "
                                "such as git+https://github.com/ORG/micrograde (required for those two)")
     template.add_argument("--submission", default="exercises/",
                           help="what is graded in the student's repository (default: exercises/)")
     batch = commands.add_parser("batch", help="grade a folder of submissions, one per student")
-    batch.add_argument("submissions", type=Path)
+    batch.add_argument("submissions", type=Path,
+                       help="folder with one file or folder per student, as an LMS download lays them out")
     batch.add_argument("--out", type=Path, required=True, help="folder for the reports and the gradebook")
     batch.add_argument("--jobs", type=int,
                        help="grading processes, each on a core of its own when there are enough "
                             "(default: one per core this process may use)")
-    batch.add_argument("--timeout", type=float)
+    batch.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="seconds each student's loading and each target may take (default: the config's, 10)")
     batch.add_argument("--force", action="store_true", help="grade everyone again, even unchanged submissions")
     batch.add_argument("--assignment", default="micrograde",
                        help="the assignment's column name in the LMS gradebook CSV (default: micrograde)")
     result = commands.add_parser("result", help="exit 0 when one check of a JSON report passed")
-    result.add_argument("report", type=Path)
+    result.add_argument("report", type=Path, help="a report written by micrograde grade --format json")
     result.add_argument("check", help="a check id, such as mul.reused-node")
     scaffold = commands.add_parser("scaffold", help="write the student files of the course's exercise")
-    scaffold.add_argument("directory", type=Path)
+    scaffold.add_argument("directory", type=Path, help="folder to write the student files into (made if missing)")
     for command in (grade, template, batch, result, scaffold):
         command.add_argument("--config", type=Path, metavar="FILE",
                              help="the course configuration: micrograde.toml, or a pyproject.toml with "
@@ -183,8 +188,13 @@ def run_grade(args: argparse.Namespace) -> int:
     try:
         submission = read_submission(args.path, options.config)
         notebook = handback.graded_notebook(submission)
-        if (args.feedback or args.html or args.execute) and notebook is None:
-            raise _BadInput("--feedback, --html and --execute need a notebook submission")
+        if (args.feedback or args.execute) and notebook is None:
+            option = "--feedback" if args.feedback else "--execute"
+            raise _BadInput(f"{option} needs a notebook submission" + (
+                "; for a .py submission, --html OUT.html writes its file with the feedback in it" if args.feedback
+                else ""))
+        if args.html and notebook is None and not any(s.kind == "py" for s in submission.providers.values()):
+            raise _BadInput("--html needs a notebook or a .py file that defines what is graded")
         if args.execute:
             from grader.staff.execute import available
 
@@ -207,7 +217,8 @@ def run_grade(args: argparse.Namespace) -> int:
         handed_back = handback.feedback_notebook(notebook.path.read_bytes(), report, submission)
         write(args.feedback, handback.dumps(handed_back))
     if args.html:
-        page = handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True)
+        page = (handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True)
+                if notebook is not None else handback.source_notebook(report, submission))
         write(args.html, handback.render_html(page))
     if os.environ.get("GITHUB_ACTIONS") == "true":
         from grader.report.github import report_to_github

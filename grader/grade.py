@@ -175,7 +175,7 @@ class TargetRun:
                                                             feedback.raising_case(worst)) if part)
             else:
                 result.counterexample = feedback.counterexample(worst, check.focus)
-                result.message = feedback.explain_case(result.counterexample)
+                result.message = feedback.train_lead(worst) + feedback.explain_case(result.counterexample)
         return result, verdicts
 
     def run(self) -> tuple[list[CheckResult], list[Verdict]]:

@@ -74,7 +74,7 @@ def test_batch_grades_everyone_and_survives_the_bad_ones(classroom, tmp_path):
     assert sorted(grades) == ["alice", "bob", "carol", "dave", "erin", "frank"]
     assert grades["alice"]["score"] == "100" and grades["carol"]["score"] == "100"
     assert grades["bob"]["mul"] == "9" and grades["bob"]["diagnoses"] == "mul:grad-overwrite"
-    assert grades["dave"]["status"] == "unreadable" and grades["dave"]["score"] == "0"
+    assert grades["dave"]["status"] == "unreadable" and grades["dave"]["score"] == ""
     assert grades["erin"]["diagnoses"] == "submission:load-error"
     assert "add:timeout" in grades["frank"]["diagnoses"] and grades["frank"]["add"] == "0"
     assert list(next(csv.reader(open(out / "grades.csv")))) == [
@@ -85,7 +85,7 @@ def test_batch_grades_everyone_and_survives_the_bad_ones(classroom, tmp_path):
     report = json.loads((out / "reports" / "bob.json").read_text())
     assert report["student"] == "bob" and report["schema_version"] == 1 and len(report["content_sha256"]) == 64
     summary = (out / "summary.md").read_text()
-    assert "| `mul:grad-overwrite` | 1 |" in summary and "| `submission:unreadable` | 1 |" in summary
+    assert "| `mul:grad-overwrite` | 1 | bob |" in summary and "| `submission:unreadable` | 1 | dave |" in summary
     page = (out / "summary.html").read_text()
     assert "<svg" in page and "mul:grad-overwrite" in page
     assert_staff_page(page)
@@ -94,6 +94,7 @@ def test_batch_grades_everyone_and_survives_the_bad_ones(classroom, tmp_path):
     assert lms[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "micrograde"]
     assert lms[1] == ["Points Possible", "", "", "", "", "100"]
     assert ["bob", "", "", "bob", "", grades["bob"]["score"]] in lms
+    assert ["dave", "", "", "dave", "", ""] in lms  # not graded: blank, which Canvas and Moodle leave ungraded
     assert "6/6" in result.stderr  # plain progress lines when not on a terminal
 
 

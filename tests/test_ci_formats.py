@@ -306,3 +306,52 @@ def test_text_wraps_to_the_terminal(buggy):
                           env=env_width, cwd=ROOT).stdout
     assert max(len(line) for line in text.splitlines()) <= 60
     assert "grad-overwrite" in text
+
+
+def test_every_format_names_the_line_and_the_smallest_case_once(buggy):
+    """The same diagnosis, file and line in every format, read through the format's own consumer; the smallest
+    failing case is told once per failed check."""
+    from test_classroom import RESULT_V1, RUNNER_ENV
+
+    from grader.grade import grade
+    from grader.report.github import annotations
+    from grader.submission.source import read_submission
+
+    report = grade(buggy)
+    line = BUGGY.splitlines().index("            self.grad = other.data * out.grad") + 1
+    heading = f"[grad-overwrite] mul (engine.py, line {line})"
+    assert heading in render_text(report, width=200)
+    assert f"**grad-overwrite** (engine.py, line {line}): " in render_markdown(report)
+    diagnosis = next(d for d in json.loads(json.dumps(report.to_json()))["diagnoses"] if d["target"] == "mul")
+    assert (diagnosis["file"], diagnosis["line"]) == ("engine.py", line)
+    junit = assert_junit_valid(render_junit(report))
+    gradescope = json.loads(render_gradescope(report))
+    jsonschema.validate(gradescope, GRADESCOPE)
+    classroom = json.loads(render_classroom50(report, environ=RUNNER_ENV))
+    jsonschema.validate(classroom, RESULT_V1)
+    failures = {case.get("name"): case.find("failure") for case in junit.iter("testcase")}
+    outputs = {
+        "junit": [(f.get("message"), f.text) for name, f in failures.items()
+                  if name.startswith("mul.") and f is not None],
+        "gradescope": [(t["output"].split("\n")[0], t["output"]) for t in gradescope["tests"]
+                       if t["tags"][0] == "mul" and t["status"] == "failed"],
+        "classroom50": [(t["message"].split("\n")[0], t["message"]) for t in classroom["tests"]
+                        if "__mul__" in t["test-name"] and not t["passed"]],
+    }
+    for name, failed in outputs.items():
+        assert len(failed) == 2, name
+        for first, whole in failed:
+            assert first == heading and whole.count("Smallest failing case") == 1, (name, whole)
+    [command] = [c for c in annotations(report, read_submission(buggy), buggy.parent) if "grad-overwrite%2C" not in c
+                 and "mul)" in c]
+    assert f"file=engine.py,line={line}," in command
+
+
+def test_text_table_header_sits_over_its_columns():
+    report = Report("engine.py", targets=["add", "backward"], checks=[
+        CheckResult("add.forward", "add", "forward", "passed", 15.0),
+        CheckResult("backward.chain", "backward", "chain", "failed", 20.0, "wrong")])
+    header, *rows = render_text(report, width=100).splitlines()[2:5]
+    for row in rows:
+        assert row.index("/") in range(header.index("score"), header.index("score") + len("score"))
+        assert header.index("checks") == row.index("ok" if "add" in row else "FAIL")

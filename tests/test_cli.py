@@ -205,3 +205,13 @@ def test_a_machine_that_cannot_start_the_child_is_said_so_in_one_line(monkeypatc
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "could not run the submission's process: the launcher is gone" in err and "not at fault" in err
+
+
+def test_every_argument_says_what_it_is():
+    """``--help`` of every command explains each of its arguments, paths included."""
+    from grader.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    for name, command in commands.items():
+        for action in command._actions:
+            assert action.help, f"micrograde {name}: {action.dest} has no help"

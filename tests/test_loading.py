@@ -44,3 +44,14 @@ def test_a_notebook_without_code_cells(tmp_path):
     result = micrograde("grade", str(tmp_path / "work.ipynb"))
     assert result.returncode == 2
     assert result.stderr == "micrograde: error: work.ipynb: the notebook has no code cells to grade\n"
+
+
+def test_a_torch_import_gets_advice_that_fits(tmp_path):
+    """``import torch`` runs fine on the student's machine: the report says it may not be used, and never
+    that the file fails to run on its own."""
+    path = tmp_path / "engine.py"
+    path.write_text("import torch\n" + SOLUTION)
+    result = micrograde("grade", str(path), "--format", "json")
+    report = json.loads(result.stdout)
+    assert [d["code"] for d in report["diagnoses"]] == ["forbidden-import"]
+    assert "python yourfile.py" not in result.stdout and "imports torch" in result.stdout

@@ -64,7 +64,11 @@ def test_a_buggy_file_fails_exactly_its_checks(tmp_path):
     failed = sorted(name for name, outcome in outcomes(root).items() if outcome == "failed")
     assert failed == ["backward::accumulates", "backward::chain", "backward::generated", "backward::shared-node",
                       "mul::generated", "mul::reused-node"]
-    assert "FAILED mul::reused-node - Smallest failing case: (a * a)" in result.stdout
+    line = BUGGY.splitlines().index("            self.grad = other.data * out.grad") + 1
+    assert f"FAILED mul::reused-node - [grad-overwrite] mul (engine.py, line {line})" in result.stdout
+    failures = result.stdout.split(" FAILURES ")[1].split(" short test summary info ")[0]
+    for failure in failures.split("\n____")[1:]:
+        assert failure.count("Smallest failing case") == 1, failure
     assert "[grad-overwrite]" in result.stdout
     total = sum(float(p.get("value")) for p in root.iter("property") if p.get("name") == "points")
     assert total == 78.0

@@ -5,11 +5,14 @@ Messages describe behaviour and ideas, never the code that fixes them.
 
 from __future__ import annotations
 
+import math
+
 from grader.diagnosis.codes import CODES, UNUSABLE
 from grader.exercise.cases import Case, TrainCase
-from grader.exercise.ops import method_name
+from grader.exercise.expr import operands
+from grader.exercise.ops import OPS, local_derivatives, method_name
 from grader.judging.judge import Verdict
-from grader.report.graph import mermaid, svg
+from grader.report.graph import mermaid
 from grader.report.model import Counterexample, fmt
 
 
@@ -28,7 +31,7 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
         return Counterexample(case.label, {}, dict(verdict.expected), dict(verdict.actual), "reference")
     expression = case.label
     graph = mermaid(*verdict.graph) if verdict.graph else None
-    drawing = svg(*verdict.graph) if verdict.graph else None
+    drawing = verdict.graph or None
     if focus != "grad" and not verdict.forward_ok:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
                               {"data": verdict.actual_data}, "reference", graph, drawing)
@@ -52,6 +55,39 @@ def explain_case(example: Counterexample | None) -> str:
     given = f" with {inputs}" if inputs else ""
     return (f"Smallest failing case: {example.expression}{given}: expected {label} = "
             f"{fmt(example.expected[key])}, got {fmt(example.actual.get(key))} (checked against {oracle}).")
+
+
+def train_lead(verdict: Verdict) -> str:
+    """For a training case whose returned losses are right but whose parameters are not (a check of the loss
+    that fails on the weights): what to look at, before the case itself."""
+    if isinstance(verdict.case, TrainCase) and verdict.forward_ok and not verdict.grads_ok:
+        return ("The losses train_step returns are right; the parameters after a step are not, so look at the "
+                "backward pass, the gradient reset and the update (the train_step diagnosis says which). ")
+    return ""
+
+
+def without_out_grad(verdict: Verdict, target: str) -> bool:
+    """Whether the leaves' gradients in ``verdict``'s case are what they would be if ``target``'s ``_backward``
+    passed its bare local derivative, never multiplied by ``out.grad``, where that differs from the right ones."""
+    if verdict.graph is None or target not in OPS:
+        return False
+    expr, expected, actual = verdict.graph
+    values = [data for data, _ in expected]
+    grads = [0.0] * len(expr)
+    grads[-1] = 1.0
+    for i in range(len(expr) - 1, -1, -1):
+        if expr[i][0] in ("leaf", "const"):
+            continue
+        chained = 1.0 if expr[i][0] == target else grads[i]
+        for j, local in zip(operands(expr[i]), local_derivatives(expr[i], values)):
+            grads[j] += local * chained
+    leaves = [i for i, node in enumerate(expr) if node[0] == "leaf"]
+
+    def same(x: object, y: object) -> bool:
+        return isinstance(x, float) and isinstance(y, float) and math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-9)
+
+    return (all(same(actual[i][1], grads[i]) for i in leaves)
+            and not all(same(expected[i][1], grads[i]) for i in leaves))
 
 
 def describe_case(case: Case | TrainCase) -> str:
@@ -104,4 +140,7 @@ def message(code: str, target: str, evidence: Verdict | None, focus: str, detail
             hint = recursion_hint(evidence)
     elif evidence is not None:
         case = explain_case(counterexample(evidence, focus))
+        if code == "wrong-local-grad" and without_out_grad(evidence, target):
+            hint = (f"Every gradient {method} passed is its bare local derivative: you forgot `out.grad` "
+                    "(multiply the local derivative by it).")
     return " ".join(part for part in (what, case, hint, entry.concept) if part)

@@ -152,7 +152,9 @@ def diagnose_train(verdicts: list[Verdict], shape: TrainShape | None = None) -> 
     codes: dict[str, Verdict] = {}
     if errors:
         codes["crash"] = errors[0]
-    for verdict in (v for v in verdicts if v.error is None):
+    # The fewest steps first: a diagnosis's evidence is then the smallest case that shows it, and its message
+    # counts steps as that case does ("2 steps ... after step 2", not a 3-step case's).
+    for verdict in sorted((v for v in verdicts if v.error is None), key=lambda v: v.case.steps):
         right, moved = verdict.train["right_steps"], verdict.train["moved"]
         if not verdict.forward_ok and moved[0] and not right[0]:
             # A wrong loss and wrong gradients: the loss itself is wrong, and the update

@@ -73,12 +73,21 @@ def load_diagnoses(submission: Submission, session: Session, report: Report) -> 
             report.warnings.append(cell_warning(submission, failure))
             continue
         line, file = failure.get("line"), failure.get("file")
-        problem("load-error", feedback.describe_error(failure), line if isinstance(line, int) else None,
-                file if isinstance(file, str) else None)
+        if not refused_import(failure, session.violations):  # forbidden-import says it, with advice that fits
+            problem("load-error", feedback.describe_error(failure), line if isinstance(line, int) else None,
+                    file if isinstance(file, str) else None)
         for name in ("Value", "train_step"):
             if not session.defined.get(name):
                 blocked.setdefault(name, "the submission stopped with an error before defining it")
     return blocked
+
+
+def refused_import(failure: dict, violations: list[str]) -> bool:
+    """Whether loading stopped because the guard refused a forbidden import (``import torch``): the file runs
+    where the library is installed, so "the file must run on its own" would be wrong advice."""
+    message = str(failure.get("message", ""))
+    return failure.get("type") == "ImportError" and any(
+        what.startswith("import ") and message.startswith(what.removeprefix("import ") + " ") for what in violations)
 
 
 def load_timeout(where: Location | None, seconds: float) -> Diagnosis:

@@ -450,9 +450,11 @@ def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dic
     expected_losses = [loss_at(p, xs, ys) for p in before]
     verdict.forward_ok = all(e is None or close(x, e, tolerance.reference) for x, e in zip(losses, expected_losses))
     verdict.train = {"right_steps": right, "moved": moved}
-    if not verdict.forward_ok:
-        verdict.expected = {"loss returned by step 1": expected_losses[0]}
-        verdict.actual = {"loss returned by step 1": shown(losses[0])}
+    if not verdict.forward_ok:  # the first step whose returned loss is wrong, counted from 1 as the weights are
+        k = next(k for k, (x, e) in enumerate(zip(losses, expected_losses))
+                 if e is not None and not close(x, e, tolerance.reference))
+        verdict.expected = {f"loss returned by step {k + 1}": expected_losses[k]}
+        verdict.actual = {f"loss returned by step {k + 1}": shown(losses[k])}
     first_wrong = next((k for k, ok in enumerate(right) if not ok), None)
     if first_wrong is not None and verdict.forward_ok:
         got, exp = params[first_wrong], want["params"][first_wrong]

@@ -5,7 +5,8 @@ cells, tagged so that grading the handed-back notebook again removes and
 replaces them instead of stacking them. In the ``.ipynb`` they are Markdown
 (graphs in Mermaid, which Jupyter and GitHub draw); in the ``--html`` page
 they are HTML micrograde escaped itself, graphs as inline SVG, so the page
-opens offline.
+opens offline. A ``.py`` submission gets the same page: its file, with the
+feedback at the lines the report names.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from grader.exercise.ops import method_name
 from grader.report import html, markdown
 from grader.report.model import Report
 from grader.submission.notebook import FEEDBACK_TAG, read, student_cells
@@ -64,6 +66,38 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_htm
     return notebook
 
 
+def source_notebook(report: Report, submission: Submission) -> dict | None:
+    """A ``.py`` submission as a notebook to hand back as a page: each graded file's code, cut just above every
+    line the report names (a target's ``def``), with that target's feedback (HTML cells) there; ``None``
+    if no graded file is a ``.py``."""
+    files = [s for s in dict.fromkeys(submission.providers.values()) if s.kind == "py" and s.units]
+    if not files:
+        return None
+    cells = [_cell("micrograde-summary", html.summary(report), True, True)]
+    for source in files:
+        if len(files) > 1:
+            cells.append({"cell_type": "markdown", "metadata": {}, "id": f"file-{len(cells)}",
+                          "source": f"### {markdown.code(source.display)}"})
+        lines = source.units[0].source.splitlines(keepends=True)
+        at: dict[int, list[str]] = {}
+        for target in report.target_scores():
+            location = submission.location(method_name(target))
+            if location is not None and location.file == source.display and location.line:
+                at.setdefault(location.line, []).append(target)
+        start = 1
+        for line in [*sorted(at), len(lines) + 1]:
+            if "".join(lines[start - 1:line - 1]).strip():
+                cells.append({"cell_type": "code", "metadata": {}, "id": f"code-{len(cells)}",
+                              "source": "".join(lines[start - 1:line - 1]),
+                              "outputs": [], "execution_count": None})
+            cells += [_cell(f"micrograde-{t.replace('_', '-')}", html.target_section(report, t), True, True)
+                      for t in at.get(line, [])]
+            start = line
+    return {"nbformat": 4, "nbformat_minor": 5, "cells": cells,
+            "metadata": {"language_info": {"name": "python"}, "kernelspec": {"name": "python3", "language": "python",
+                                                                             "display_name": "Python 3"}}}
+
+
 def dumps(notebook: dict) -> str:
     """The notebook as Jupyter itself writes it."""
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -71,11 +105,14 @@ def dumps(notebook: dict) -> str:
 
 def render_html(notebook: dict) -> str:
     """The notebook as one HTML page that needs no network: nbconvert's lab page without its scripts,
-    the student's own Markdown and outputs sanitised."""
+    the student's own Markdown rendered and, with their outputs, sanitised (``grader.report.sanitise``)."""
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab", template_file=str(OFFLINE_TEMPLATE), sanitize_html=True)
+    from grader.report.sanitise import clean_html
+
+    exporter = HTMLExporter(template_name="lab", template_file=str(OFFLINE_TEMPLATE), sanitize_html=True,
+                            filters={"clean_html": clean_html})
     # Read back as nbformat reads a file: Jupyter saves multi-line sources as lists of lines.
     body, _ = exporter.from_notebook_node(nbformat.reads(json.dumps(notebook), as_version=4))
     return body

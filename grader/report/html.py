@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from grader.exercise.ops import method_name
+from grader.report.drawing import svg
 from grader.report.model import Report, fmt, printable
 from grader.submission.source import Location
 
@@ -50,8 +51,8 @@ def target_section(report: Report, target: str) -> str:
             where = f" ({text(Location(diagnosis.file, diagnosis.line, diagnosis.cell).describe())})"
         parts.append(f"<p><strong>{text(diagnosis.code)}</strong>{where}: {text(diagnosis.message)}</p>")
         example = diagnosis.counterexample
-        if example is not None and example.svg:
+        if example is not None and example.drawing:
             inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in example.inputs.items())
             parts += [f"<p><code>{text(example.expression)}</code>" + (f" with {text(inputs)}" if inputs else "")
-                      + ", as a graph (wrong values in red):</p>", f"<figure>{example.svg}</figure>"]
+                      + ", as a graph (wrong values in red):</p>", f"<figure>{svg(*example.drawing)}</figure>"]
     return "\n".join(parts)

@@ -44,9 +44,8 @@ def render_junit(report: Report) -> str:
         for diagnosis in failed_loading:
             case = ET.SubElement(suite, "testcase", name=f"submission.{diagnosis.code}",
                                  classname="micrograde.submission", time=_seconds(0.0))
-            message = printable(diagnosis.message)
-            failure = ET.SubElement(case, "failure", type=diagnosis.code, message=message[:200])
-            failure.text = message
+            failure = ET.SubElement(case, "failure", type=diagnosis.code, message=printable(diagnosis.heading())[:200])
+            failure.text = printable(f"{diagnosis.heading()}\n{diagnosis.message}")
         for check in checks:
             case = ET.SubElement(suite, "testcase", name=check.id, classname=f"micrograde.{target}",
                                  time=_seconds(check.seconds))
@@ -54,8 +53,9 @@ def render_junit(report: Report) -> str:
                 continue
             codes = ",".join(d.code for d in diagnoses if d.target == target) or check.status
             kind = "failure" if check.status == "failed" else "error"
-            element = ET.SubElement(case, kind, type=codes, message=printable(check.message or check.status)[:200])
-            element.text = report.details(check)
+            details = report.details(check)
+            element = ET.SubElement(case, kind, type=codes, message=(details.split("\n", 1)[0] or check.status)[:200])
+            element.text = details
         for key, value in (("tests", tests), ("failures", failures), ("errors", errors)):
             totals[key] += value
     if report.warnings and len(suites):  # such as a score that is not tamper-proof

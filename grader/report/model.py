@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 SCHEMA_VERSION = 1
+CASE = "Smallest failing case"  # how a check's and a diagnosis's message introduce their counterexample
 # Control characters but tab and newline (C0, DEL, C1: CR, ESC, CSI, NEL...); the line and paragraph
 # separators; bidirectional controls and marks; the byte-order mark; lone surrogates; the two noncharacters
 # U+FFFE and U+FFFF.
@@ -87,7 +88,7 @@ class Counterexample:
     actual: dict[str, object]
     oracle: str  # "reference", "finite-difference" or "both"
     graph: str | None = None  # Mermaid source of the expression's graph
-    svg: str | None = None  # the same graph as inline SVG, for offline pages; not in the JSON
+    drawing: tuple | None = None  # (expression, expected, actual) to draw it as SVG for offline pages; not in JSON
 
     def to_json(self) -> dict:
         data = tidy({
@@ -141,6 +142,13 @@ class Diagnosis:
     file: str | None = None
     cell: int | None = None
     counterexample: Counterexample | None = None  # the smallest case that shows it
+
+    def heading(self) -> str:
+        """The diagnosis's first line in every format: ``[grad-overwrite] mul (engine.py, line 12)``."""
+        from grader.submission.source import Location
+
+        where = Location(self.file, self.line, self.cell).describe() if self.file is not None else ""
+        return f"[{self.code}] {self.target}" + (f" ({where})" if where else "")
 
     def to_json(self) -> dict:
         data = {"code": self.code, "target": self.target, "message": self.message,
@@ -198,9 +206,14 @@ class Report:
         return [d for d in self.diagnoses if d.target == "submission" or d.target in failing]
 
     def details(self, check: CheckResult) -> str:
-        """What a failed check's reader needs: its message, the diagnoses of its target, the counterexample."""
-        lines = [check.message] if check.message else []
-        lines += [f"[{d.code}] {d.message}" for d in self.shown_diagnoses() if d.target == check.target]
+        """What a failed check's reader needs: the diagnoses of its target, each with its file and line as the
+        text report shows them, its message (unless a diagnosis already gives the smallest failing case), and
+        its counterexample's data."""
+        diagnoses = [d for d in self.shown_diagnoses() if d.target == check.target]
+        told = any(CASE in d.message for d in diagnoses)
+        lines = [check.message] if check.message and not (told and CASE in check.message) else []
+        for d in diagnoses:
+            lines += [d.heading(), d.message]
         if check.counterexample is not None:
             example = check.counterexample.to_json()
             lines += [f"expression: {example['expression']}"]

@@ -6,7 +6,6 @@ import shutil
 import textwrap
 
 from grader.report.model import Report, printable
-from grader.submission.source import Location
 
 STATUS_MARK = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "31", "TIMEOUT": "33"}
@@ -32,7 +31,7 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
     scores = report.target_scores()
     total, maximum = report.shown_totals()
     lines = [*paragraph(f"micrograde: {report.submission}"), ""]
-    lines.append(f"  {'target':<12}{'score':>14}   checks")
+    lines.append(f"  {'target':<12}{'score':^15}   checks")  # over `{score:>6g} / {max:<6g}`
     for target, (score, max_score) in scores.items():
         checks = [c for c in shown if c.target == target]
         marks = " ".join(paint(STATUS_MARK[c.status], COLOURS[STATUS_MARK[c.status]]) for c in checks)
@@ -42,8 +41,7 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
         lines += [paint(line, "33") for line in paragraph(f"warning: {warning}")]
     order = {t: i for i, t in enumerate(("submission", *scores))}
     for d in sorted(report.shown_diagnoses(), key=lambda d: order.get(d.target, len(order))):
-        where = f" ({Location(d.file, d.line, d.cell).describe()})" if d.file else ""
-        heading = [paint(line, "1") for line in paragraph(f"[{d.code}] {d.target}{where}")]
+        heading = [paint(line, "1") for line in paragraph(d.heading())]
         lines += ["", *heading, *paragraph(d.message, "  ")]
     failed = [c for c in shown if c.status != "passed" and not c.message.startswith("not run")]
     if failed:

@@ -35,6 +35,15 @@ def number(x: float | None) -> str:
     return "" if x is None else f"{x:g}"
 
 
+def score_of(report: dict) -> float | None:
+    """A student's score for a gradebook; ``None`` (a blank cell) for a submission that was not graded.
+
+    Canvas' and Moodle's gradebook imports both leave a blank cell ungraded (Canvas shows "-", Moodle
+    skips it), where a 0 would be a grade: an unreadable file or a grader failure needs a human, not a zero.
+    """
+    return report.get("score", 0.0) if report.get("status", "graded") == "graded" else None
+
+
 def targets_of(reports: list[dict]) -> list[str]:
     """The graded targets, in the order the reports list them (the course's, not a fixed list)."""
     found: dict[str, None] = {}
@@ -65,7 +74,7 @@ def grades_csv(rows: list[tuple[str, dict]]) -> str:
     for student, report in rows:
         scores = report.get("targets", {})
         writer.writerow([
-            student_cell(student), number(report.get("score", 0.0)), number(report.get("max_score", maximum)),
+            student_cell(student), number(score_of(report)), number(report.get("max_score", maximum)),
             *[number(scores[t]["score"]) if t in scores else "" for t in targets],
             report.get("status", "graded"),
             cell(" ".join(f"{d['target']}:{d['code']}" for d in report.get("diagnoses", []))),
@@ -84,5 +93,5 @@ def lms_csv(rows: list[tuple[str, dict]], assignment: str) -> str:
     maximum = class_max_score([report for _, report in rows])
     writer.writerow(["Points Possible", "", "", "", "", number(maximum)])
     for student, report in rows:
-        writer.writerow([student_cell(student), "", "", student_cell(student), "", number(report.get("score", 0.0))])
+        writer.writerow([student_cell(student), "", "", student_cell(student), "", number(score_of(report))])
     return out.getvalue()

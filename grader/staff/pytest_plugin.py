@@ -144,7 +144,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if diagnosis.target == "submission":
             name = f"submission::{diagnosis.code}"
             items.append(CheckItem.from_parent(session, name=name, nodeid=name, passed=False,
-                                               details=f"[{diagnosis.code}] {diagnosis.message}",
+                                               details=f"{diagnosis.heading()}\n{diagnosis.message}",
                                                points=0.0, max_points=0.0))
     for check in report.shown_checks():
         passed = check.status == "passed" and not report.forbidden

@@ -16,7 +16,9 @@ from html import escape
 from grader.report.model import printable
 from grader.staff.gradebook import class_max_score, reason, targets_of
 
-PROBLEM_CODES = ("load-error", "crash", "timeout")
+# What a TA should look at by hand: the submission did not load (or loaded forbidden code), or the grader
+# could not finish a target (a crash or a timeout of the checks), besides the unreadable and the grader-failed.
+PROBLEM_CODES = ("load-error", "load-timeout", "forbidden-import", "crash", "timeout")
 BINS = 10
 
 
@@ -34,6 +36,7 @@ class ClassSummary:
     counterexamples: list[tuple[str, str, str, int]]  # target, code, expression, students
     problems: list[tuple[str, str, str]]  # student, what happened, why
     diagnoses: list[tuple[str, int]]  # "target:code", students
+    who: dict[str, list[str]]  # "target:code" -> the students who have it, in the batch's order
 
 
 def summarise(rows: list[tuple[str, dict]]) -> ClassSummary:
@@ -55,14 +58,17 @@ def summarise(rows: list[tuple[str, dict]]) -> ClassSummary:
     examples: Counter = Counter()
     everything: Counter = Counter()
     problems = []
+    who: dict[str, list[str]] = {}
     for student, report in rows:
         status = report.get("status", "graded")
         seen = dict.fromkeys((d["target"], d["code"]) for d in report.get("diagnoses", []))
         for target, code in seen:
             per_target.setdefault(target, Counter())[code] += 1
             everything[f"{target}:{code}"] += 1
+            who.setdefault(f"{target}:{code}", []).append(student)
         if status != "graded":
             everything[f"submission:{status}"] += 1
+            who.setdefault(f"submission:{status}", []).append(student)
             problems.append((student, status, reason(report)))
         for d in report.get("diagnoses", []):
             example = d.get("counterexample")
@@ -76,7 +82,7 @@ def summarise(rows: list[tuple[str, dict]]) -> ClassSummary:
         distribution=distribution, pass_rates=pass_rates,
         misconceptions={t: c.most_common() for t, c in per_target.items()},
         counterexamples=[(t, c, e, n) for (t, c, e), n in examples.most_common(10)],
-        problems=problems, diagnoses=sorted(everything.items(), key=lambda kv: (-kv[1], kv[0])))
+        problems=problems, diagnoses=sorted(everything.items(), key=lambda kv: (-kv[1], kv[0])), who=who)
 
 
 def _md(text: str) -> str:
@@ -91,12 +97,13 @@ def summary_markdown(summary: ClassSummary) -> str:
     lines += [f"| {label} | {n} |" for label, n in summary.distribution]
     lines += ["", "## Targets", "", "| target | students with full points |", "|---|---|"]
     lines += [f"| `{t}` | {rate:.0%} |" for t, rate in summary.pass_rates]
-    lines += ["", "## Students per diagnosis", "", "| diagnosis | students |", "|---|---|"]
-    lines += [f"| `{key}` | {n} |" for key, n in summary.diagnoses]
+    lines += ["", "## Students per diagnosis", "", "| diagnosis | students | who |", "|---|---|---|"]
+    lines += [f"| `{key}` | {n} | {_md(', '.join(summary.who.get(key, [])))} |" for key, n in summary.diagnoses]
     lines += ["", "## Most common smallest counterexamples", "", "| target | diagnosis | expression | students |",
               "|---|---|---|---|"]
     lines += [f"| `{t}` | `{c}` | `{_md(e)}` | {n} |" for t, c, e, n in summary.counterexamples]
-    lines += ["", "## Not graded in full", "", "| student | what happened | why |", "|---|---|---|"]
+    lines += ["", "## Not graded in full: look at these by hand", "", "| student | what happened | why |",
+              "|---|---|---|"]
     lines += [f"| {_md(s)} | {_md(what)} | {_md(why)} |" for s, what, why in summary.problems]
     return "\n".join(lines) + "\n"
 
@@ -156,10 +163,12 @@ def summary_html(summary: ClassSummary) -> str:
         sections += [f"<h3><code>{_text(target)}</code></h3>",
                      bar_chart([(code, n, str(n)) for code, n in codes], most, "#c0392b")]
     sections += [
-        "<h2>Students per diagnosis</h2>", table(["diagnosis", "students"], [list(d) for d in summary.diagnoses]),
+        "<h2>Students per diagnosis</h2>",
+        table(["diagnosis", "students", "who"], [[key, n, ", ".join(summary.who.get(key, []))]
+                                                 for key, n in summary.diagnoses]),
         "<h2>Most common smallest counterexamples</h2>",
         table(["target", "diagnosis", "expression", "students"], [list(c) for c in summary.counterexamples]),
-        "<h2>Not graded in full: crashed, timed out or unreadable</h2>",
+        "<h2>Not graded in full: crashed, timed out, did not load or unreadable: look at these by hand</h2>",
         table(["student", "what happened", "why"], [list(p) for p in summary.problems]),
     ]
     return ("<!doctype html><html><head><meta charset='utf-8'><title>micrograde: class summary</title>"
