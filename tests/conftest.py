@@ -1,4 +1,7 @@
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -6,6 +9,8 @@ import pytest
 from grader.child import launcher
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+import platforms  # noqa: E402  (found through the path above)
 
 
 @pytest.fixture(params=["auto", "none"])
@@ -18,3 +23,44 @@ def mode(request, monkeypatch):
         pytest.skip(f"no namespaces on this machine: {launcher.detect().detail}")
     yield request.param
     launcher.detect.cache_clear()
+
+
+_platforms: dict[str, "platforms.Platform | platforms.Unavailable"] = {}
+
+
+def _platform(name: str, tmp_path_factory) -> "platforms.Platform":
+    """The ``name`` mode, made once a session; a machine that cannot run it fails the test under CI
+    (the CI machine must run every mode) and skips it, saying why, elsewhere."""
+    if name not in _platforms:
+        try:
+            _platforms[name] = platforms.platform(name, tmp_path_factory.mktemp("platforms"))
+        except platforms.Unavailable as exc:
+            _platforms[name] = exc
+    made = _platforms[name]
+    if isinstance(made, platforms.Unavailable):
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} mode: {made}")
+        pytest.skip(f"{name} mode: {made}")
+    return made
+
+
+@pytest.fixture(scope="session", params=["namespaces", "docker", "user"])
+def grading(request, tmp_path_factory) -> "platforms.Platform":
+    """micrograde as three platforms run it: with namespaces, in a Docker-like container, as an ordinary user."""
+    return _platform(request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="session", params=platforms.MODES)
+def any_platform(request, tmp_path_factory) -> "platforms.Platform":
+    """``grading``'s three modes, and Docker without Landlock (an old engine or kernel)."""
+    return _platform(request.param, tmp_path_factory)
+
+
+@pytest.fixture
+def workspace() -> Path:
+    """A folder in ``/tmp`` any user may enter (``tmp_path`` is root's alone): the submissions, the
+    canaries and the batch folders of a test run in every mode."""
+    path = Path(tempfile.mkdtemp(prefix="micrograde-platform-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

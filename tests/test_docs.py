@@ -38,6 +38,8 @@ SH_BLOCKS = {
     ("docs/staff.md", "## Handing notebooks back", 0): "test",
     ("docs/staff.md", "## Batch grading", 0): "test",
     ("docs/speed.md", "# Speed", 0): "by hand: installs nbgrader and otter from PyPI, then runs for over ten minutes",
+    ("tests/README.md", "### The wheelhouse", 0): "by hand: downloads from a package index (.ci/run runs the same "
+                                                  "tests/platforms.py)",
 }
 
 

@@ -1,0 +1,246 @@
+"""Attacks on the grader in every platform mode: with namespaces, in a Docker-like container, as a user.
+
+Each grade batches attacks that do not interfere, written as a hostile student would write them
+(``tests/attacks/``), and asserts four things whatever the mode: the deserved score (an engine that
+read the grader's or the reference's files gets ``forbidden-import`` and 0, any other its own score);
+the grader's venv, packages, ``HOME`` and replay cache, and a canary folder of the grader's user,
+byte-identical afterwards; nothing new in ``/tmp`` from anyone but root; and the secret in the
+grader's environment shown nowhere.
+
+Without namespaces the audit hook judges paths, and a directory descriptor walks around it: these
+tests fail in ``docker`` and ``user`` mode until the kernel closes the file system to the child
+(Landlock, issue 21).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from helpers import SOLUTION, processes_with
+from test_platforms import BUGGY, deserved, verdict
+from untouched import Watch
+
+from grader.child import sandbox
+
+ATTACKS = Path(__file__).parent / "attacks"
+TRAIN_ONLY = "def train_step" + SOLUTION.split("def train_step")[1]  # no engine: only an honest train_step
+OPS = ("add", "mul", "pow", "tanh", "backward")
+
+
+def attack(*names: str) -> str:
+    return "\n".join((ATTACKS / f"{name}.src").read_text() for name in names)
+
+
+def isolated(*names: str) -> str:
+    """Attacks that each wrap ``Value``'s methods with helpers of the same names, each run in its own copy
+    of the submission's globals, so that they stack instead of calling one another's helpers."""
+    return "".join(f"\nexec(compile({attack(*name.split('+'))!r}, {name!r}, 'exec'), dict(globals()))\n"
+                   for name in names)
+
+
+def layout(canary: Path, home: Path, mark: str) -> str:
+    """What a student who guessed the grader's layout writes first: where its files are."""
+    return f"CANARY = {str(canary)!r}\nHOME = {str(home)!r}\nMARK = {mark!r}\n"
+
+
+@pytest.fixture
+def canary(grading, workspace) -> Path:
+    """A folder of the grader's user that no grade may touch: files to rewrite, rename and delete."""
+    folder = workspace / "canary"
+    (folder / "empty").mkdir(parents=True)
+    for name in ("notes.txt", "victim.txt", "doomed.txt", "doomed-too.txt"):
+        (folder / name).write_text(f"{name} of the grader's user\n")
+    grading.hand_over(folder)
+    return folder
+
+
+def watch(grading, *folders: Path) -> Watch:
+    return Watch([*grading.trees, *folders], grading.secret, grading.skipped)
+
+
+def printed(result) -> dict[str, str]:
+    """What the submission printed as ``name: value`` lines (the report carries its output)."""
+    output = json.loads(result.stdout).get("output", "")
+    return dict(line.split(": ", 1) for line in output.splitlines() if ": " in line)
+
+
+def test_writing_past_the_working_directory(grading, workspace, canary):
+    """Directory descriptors on site-packages, /, /tmp, HOME, the replay cache, the grader's folders
+    and /proc/<pid>/cwd; renames, removals and chmod by descriptor; fchdir then relative opens; a .pth
+    in the grader's venv that would run in the next grade."""
+    submission = workspace / "submission"
+    submission.mkdir()
+    source = layout(canary, grading.home, f"mg-{grading.secret[-12:]}") + SOLUTION + attack(
+        "escape_common", "escape_writes")
+    (submission / "work.py").write_text(source)
+    grading.hand_over(submission)
+    watched = watch(grading, canary, submission)
+    report, result = grading.grade(submission, None)
+    following, after = grading.grade(workspace / "next", SOLUTION)  # a .pth planted in the venv runs here
+    breaches = watched.breaches(result.stdout, result.stderr, after.stdout, after.stderr)
+    pth_ran = (canary / "pth-ran").exists()
+    watched.repair()
+    breaches += ["a .pth planted in the grader's venv ran in the next grade"] if pth_ran else []
+    breaches += [f"scored {report['score']}, not {deserved(SOLUTION)['score']}"] if verdict(report) != verdict(
+        deserved(SOLUTION)) else []
+    breaches += ["the next grade's score changed"] if verdict(following) != verdict(deserved(SOLUTION)) else []
+    assert breaches == [], (breaches, printed(result))
+
+
+def test_reading_past_the_working_directory(grading, workspace, canary):
+    """The reference engine taken from site-packages through a directory descriptor (its gradients
+    returned as the student's), the grader's files, and the environment of every process above the
+    child, through /proc and through a descriptor of /proc."""
+    source = TRAIN_ONLY + layout(canary, grading.home, "unused") + attack("escape_common", "escape_reads")
+    watched = watch(grading, canary)
+    report, result = grading.grade(workspace / "submission", source)
+    breaches = watched.breaches(result.stdout, result.stderr)
+    seen = printed(result)
+    scores = {t: s["score"] for t, s in report["targets"].items()}
+    assert all(scores[t] == 0.0 for t in OPS), (scores, seen)
+    if seen.get("stolen", "[]") != "[]":  # a file of the grader's read: the submission earns nothing
+        codes = [d["code"] for d in report["diagnoses"] if d["target"] == "submission"]
+        assert codes == ["forbidden-import"] and report["score"] == 0.0, (seen["stolen"], report["diagnoses"])
+    assert breaches == [], breaches
+
+
+def test_harness_attacks_in_every_mode(grading, workspace):
+    """``tests/test_forgery.py``'s attacks on the harness, stacked in one grade: the buggy engine's
+    verdict, no more."""
+    source = BUGGY + isolated("main_module", "import_main", "settrace", "setprofile", "frames_common+frame_getframe",
+                              "frames_common+frame_inspect", "frames_common+frame_traceback",
+                              "frames_common+frame_generator", "frames_common+frame_gc")
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    assert verdict(report) == verdict(deserved(BUGGY)), report["diagnoses"]
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
+def test_switching_the_audit_hook_off_in_every_mode(grading, workspace):
+    """The hook patched away three ways, a signal handler emptying its record, then the reference
+    imported under a built name: forbidden, in every mode."""
+    source = isolated("guard_class", "guard_gc", "guard_frames", "record_signal") + attack("borrow_module") + (
+        "\n" + TRAIN_ONLY)
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    assert [d["code"] for d in report["diagnoses"] if d["target"] == "submission"] == ["forbidden-import"]
+    assert report["score"] == 0.0
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
+def test_filling_the_disk(grading, workspace):
+    """Two GiB written in the working directory, file by file (each under the file-size limit): the
+    same cap as with namespaces, whether the submission then finishes or runs out of time."""
+    source = SOLUTION + (
+        "written = 0\n"
+        "try:\n"
+        "    for i in range(128):\n"
+        "        with open(f'fill-{i}', 'wb') as out:\n"
+        "            for _ in range(16):\n"
+        "                written += out.write(b'\\0' * (1024 * 1024))\n"
+        "        print(f'written: {written}', flush=True)\n"  # the last line counts, should time run out
+        "except OSError as exc:\n"
+        "    print(f'stopped: {exc.errno}')\n"
+        "import os\n"
+        "for i in range(128):\n"
+        "    if os.path.exists(f'fill-{i}'):\n"
+        "        os.remove(f'fill-{i}')\n"
+    )
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    seen = printed(result)
+    assert int(seen["written"]) <= sandbox.WORK_BYTES, seen
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
+def test_rewriting_classmates_reports_in_a_batch(grading, workspace):
+    """A student graded after alice and bob rewrites their reports and the gradebook to 0 (by path and
+    through a descriptor of the reports folder); the batch resumed afterwards keeps the deserved grades."""
+    submissions, out = workspace / "submissions", workspace / "out"
+    submissions.mkdir()
+    (submissions / "alice.py").write_text(SOLUTION)
+    (submissions / "bob.py").write_text(BUGGY)
+    grading.hand_over(workspace)
+    first = grading.run("batch", str(submissions), "--out", str(out), "--jobs", "1", cwd=workspace)
+    assert first.returncode == 0, first.stderr
+    forger = SOLUTION + attack("escape_common") + (
+        f"\nOUT = {str(out)!r}\n"
+        "import json\n"
+        "def _zero(name):\n"
+        "    data = json.loads(read_at(OUT + '/reports', name))\n"
+        "    data.update(score=0.0, targets={t: dict(s, score=0.0) for t, s in data.get('targets', {}).items()})\n"
+        "    return plant(OUT + '/reports', name, json.dumps(data).encode())\n"
+        "for _name in ('alice.json', 'bob.json'):\n"
+        "    attempt(f'by descriptor {_name}', lambda: _zero(_name))\n"
+        "    attempt(f'by path {_name}', lambda: open(OUT + '/reports/' + _name, 'a').write(' '))\n"
+        "attempt('gradebook', lambda: plant(OUT, 'grades.csv', b'id,score\\nalice,0\\nbob,0\\n'))\n"
+    )
+    (submissions / "zed.py").write_text(forger)
+    grading.hand_over(submissions)
+    breaches = []
+    for _ in range(2):  # zed graded; then everyone kept from the reports folder
+        again = grading.run("batch", str(submissions), "--out", str(out), "--jobs", "1", cwd=workspace)
+        assert again.returncode == 0, again.stderr
+        breaches += [f"the secret shown by batch: {again.stderr[-500:]}"] if grading.secret in again.stderr else []
+    rows = {row["id"]: float(row["score"]) for row in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert rows == {"alice": deserved(SOLUTION)["score"], "bob": deserved(BUGGY)["score"],
+                    "zed": deserved(SOLUTION)["score"]}, rows
+    for name, source in (("alice", SOLUTION), ("bob", BUGGY)):
+        assert json.loads((out / "reports" / f"{name}.json").read_text())["score"] == deserved(source)["score"]
+    assert breaches == []
+
+
+def test_the_report_calls_the_score_tamper_proof(grading, workspace):
+    """Where the kernel closes the machine to the submission (namespaces, or Landlock with seccomp) the
+    report says tamper-proof; this machine offers both, so every mode must."""
+    report, _ = grading.grade(workspace / "submission", SOLUTION)
+    assert report["sandbox"]["tamper_proof"] is True, report["sandbox"]
+
+
+def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
+    """``tests/test_confinement.py``'s and ``tests/test_hostile.py``'s ways out, in one grade: signals to
+    the grader and to everyone, a process left behind, the network, a socket, the canary's mode, owner,
+    attributes and a node beside it, a classmate's file; and the files an honest submission writes still
+    work. Full marks, and nothing reached."""
+    classmate = workspace / "submissions" / "alice.py"
+    classmate.parent.mkdir()
+    classmate.write_text(f"# alice's work {grading.secret[-12:]}\n")
+    grading.hand_over(classmate.parent)
+    sleeper = f"micrograde-platform-sleeper-{grading.secret[-12:]}"
+    source = SOLUTION + attack("escape_common") + (
+        "import signal, socket, subprocess\n"
+        "parent = _os.getppid()\n"
+        "attempt('kill', lambda: _os.kill(parent, signal.SIGKILL))\n"
+        "attempt('kill all', lambda: _os.kill(-1, signal.SIGKILL))\n"
+        f"attempt('sleeper', lambda: subprocess.Popen(['sleep', '600', {sleeper!r}], start_new_session=True))\n"
+        "attempt('fork', lambda: _os.fork() or _os._exit(0))\n"
+        "attempt('network', lambda: socket.create_connection(('127.0.0.1', 9), timeout=1))\n"
+        f"attempt('chmod', lambda: _os.chmod({str(canary / 'notes.txt')!r}, 0o777))\n"
+        f"attempt('chown', lambda: _os.chown({str(canary / 'notes.txt')!r}, 0, 0))\n"
+        f"attempt('setxattr', lambda: _os.setxattr({str(canary / 'notes.txt')!r}, 'user.x', b'1'))\n"
+        f"attempt('mkfifo', lambda: _os.mkfifo('fifo', dir_fd=directory({str(canary)!r})))\n"
+        f"attempt('classmate', lambda: open({str(classmate)!r}).read())\n"
+        "with open('figures.svg', 'w') as out:\n"
+        "    out.write('<svg/>')\n"
+        "import tempfile\n"
+        "with tempfile.NamedTemporaryFile('w', suffix='.png') as tmp:\n"
+        "    tmp.write('png')\n"
+        "assert open(_os.path.join(_os.path.expanduser('~'), 'figures.svg')).read() == '<svg/>'\n"
+    )
+    watched = watch(grading, canary, classmate.parent)
+    report, result = grading.grade(workspace / "submission", source)
+    breaches = watched.breaches(result.stdout, result.stderr)
+    left = processes_with(sleeper.encode())
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    seen = printed(result)
+    assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], seen)
+    assert left == [], "a process the submission started outlived its grade"
+    assert grading.secret[-12:] not in report.get("output", ""), "a classmate's file was read"
+    assert breaches == [], (breaches, seen)
