@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS, ROOT, SOLUTION
 
+from grader import keyfile
 from grader.exercise.config import default
 from grader.exercise.targets import Exercise
 from grader.grade import grade
@@ -145,9 +146,8 @@ def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, dam
 
     def write(opening: dict, key: str = header["key"], checked: bool = True) -> None:
         text = json.dumps(opening).encode()
-        signed = text if checked else json.dumps(payload).encode()
-        cache.path.write_bytes(json.dumps({"key": key, "mac": replay.mac(cache.secret, key, signed)}).encode()
-                               + b"\n" + text)
+        mac = keyfile.mac(cache.secret, replay.signed(key, text if checked else json.dumps(payload).encode()))
+        cache.path.write_bytes(json.dumps({"key": key, "mac": mac}).encode() + b"\n" + text)
 
     if damage == "garbage":
         cache.path.write_bytes(b"\x00\xff not json")

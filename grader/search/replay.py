@@ -171,9 +171,9 @@ def storable(case: object) -> bool:
     return isinstance(case, Case) and decode(json.loads(json.dumps(encode(case)))) == case
 
 
-def mac(secret: bytes, key: str, payload: bytes) -> str:
-    """What authenticates ``payload`` as the opening kept for ``key``."""
-    return keyfile.mac(secret, key.encode() + b"\0" + payload)
+def signed(key: str, payload: bytes) -> bytes:
+    """What a file's HMAC covers: the key it was made for and the cases, so a file holds for one search only."""
+    return key.encode() + b"\0" + payload
 
 
 _READ: dict[Path, tuple[tuple, list[Case]]] = {}  # openings already read by this process, by file identity
@@ -232,7 +232,7 @@ class ReplayCache:
             header, _, payload = fh.read(MAX_BYTES + 1).partition(b"\n")
             header = json.loads(header)
             if (not isinstance(header, dict) or header.get("key") != self.key
-                    or not keyfile.holds(self.secret, self.key.encode() + b"\0" + payload, header.get("mac"))):
+                    or not keyfile.holds(self.secret, signed(self.key, payload), header.get("mac"))):
                 return None
             data = json.loads(payload)
         except (ValueError, OSError):
@@ -249,7 +249,7 @@ class ReplayCache:
         payload = json.dumps({"cases": [encode(case) for case in cases]}, separators=(",", ":")).encode()
         if len(payload) > MAX_BYTES // 2:
             return
-        header = json.dumps({"key": self.key, "mac": mac(self.secret, self.key, payload)}).encode()
+        header = json.dumps({"key": self.key, "mac": keyfile.mac(self.secret, signed(self.key, payload))}).encode()
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".replay-", suffix=".tmp")
         except OSError:
