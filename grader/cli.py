@@ -178,7 +178,7 @@ def run_grade(args: argparse.Namespace) -> int:
     from grader.grade import Options, grade_submission, refused
     from grader.report import handback
     from grader.submission.errors import InputError
-    from grader.submission.source import read_submission
+    from grader.submission.siblings import read_as_run
 
     if args.timeout is not None and args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
@@ -186,7 +186,7 @@ def run_grade(args: argparse.Namespace) -> int:
     audience = "staff" if args.format == "gradescope" else args.audience
     options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience, around=(Path.cwd(),))
     try:
-        submission = read_submission(args.path, options.config)
+        submission = read_as_run(args.path, options.config)
         notebook = handback.graded_notebook(submission)
         if (args.feedback or args.execute) and notebook is None:
             option = "--feedback" if args.feedback else "--execute"

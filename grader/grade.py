@@ -19,7 +19,7 @@ from grader.child.session import OPS, TRAIN, Session
 from grader.child.worker import WorkerLost
 from grader.diagnosis import equality, feedback, missing, rules
 from grader.diagnosis.codes import UNUSABLE
-from grader.diagnosis.submission import cheating, load_diagnoses, merge_interface_problems
+from grader.diagnosis.submission import cheating, inferred_warning, load_diagnoses, merge_interface_problems
 from grader.diagnosis.target import diagnose_target
 from grader.exercise import config as course_config
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Check, TrainCase
@@ -38,7 +38,8 @@ from grader.judging.plan import plan_backward, plan_op
 from grader.report.model import CheckResult, Diagnosis, Report
 from grader.submission import shape
 from grader.submission.errors import InputError
-from grader.submission.source import Submission, read_submission
+from grader.submission.siblings import read_as_run
+from grader.submission.source import Submission
 
 
 @dataclass(frozen=True)
@@ -205,11 +206,12 @@ def session_sandbox(session: Session) -> dict:
     return launcher.detect().to_json(session.confinement)
 
 
-def grade(path: Path, options: Options | None = None) -> Report:
-    """Grade the submission at ``path``; ``InputError`` if there is nothing to grade."""
+def grade(path: Path, options: Options | None = None, siblings: bool = True) -> Report:
+    """Grade the submission at ``path``; ``InputError`` if there is nothing to grade. A single file
+    takes what it needs from its folder unless ``siblings`` is false (``grader.submission.siblings``)."""
     options = options or Options()
     exercise = options.exercise()
-    return grade_submission(read_submission(path, exercise.config), options)
+    return grade_submission(read_as_run(path, exercise.config, siblings), options)
 
 
 def refused(path: Path, options: Options, reason: str) -> Report:
@@ -262,6 +264,8 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
                 report.checks.extend(results)
                 report.diagnoses.extend(diagnose_target(target, exercise.method(target.name), verdicts, submission,
                                                        session.equality, run.lost, run.running))
+            if (named := inferred_warning(submission.names["Value"], session.inferred)) is not None:
+                report.warnings.append(named)
             merge_interface_problems(report, submission.location("__init__"))
             missing.explain_missing(report, submission, exercise)
             equality.describe(report, submission, session.equality)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import tomllib
 
@@ -11,12 +12,20 @@ from helpers import CORPUS, ROOT, SOLUTION, micrograde
 from test_corpus import mutate
 
 from grader.grade import grade
+from grader.submission.comparison import graded_names, without_library
+from grader.submission.source import read_submission
 
 MUTANTS = [m for m in tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
            if "submission" not in m["expect"] and "timeout" not in m]
 
 
-def as_notebook(source: str, minor: int = 5) -> dict:
+# A shell escape students leave in their notebooks: the grader never runs it. A test that runs the
+# notebook in a real kernel gives one that changes nothing on the machine instead.
+INSTALL = "!pip install --upgrade micrograd"
+HARMLESS = "!echo nothing to install"
+
+
+def as_notebook(source: str, minor: int = 5, shell: str = INSTALL) -> dict:
     """``source`` (imports, class Value, def train_step) split over cells, with the usual noise."""
     head, rest = source.split("class Value", 1)
     engine, train = rest.split("def train_step", 1)
@@ -26,7 +35,7 @@ def as_notebook(source: str, minor: int = 5) -> dict:
                         "from graphviz import Digraph"),
         ("code", "class Value" + engine),
         ("code", "a = Value(2.0)\nprint(a.frobnicate())"),  # a demo cell that crashes
-        ("code", "!pip install --upgrade micrograd\nValue?"),
+        ("code", shell + "\nValue?"),
         ("markdown", "## Training"),
         ("code", "def train_step" + train),
         ("code", "%%timeit\nx = 1"),
@@ -149,7 +158,7 @@ def test_feedback_needs_a_notebook(tmp_path):
 
 def test_execute_runs_the_notebook_in_a_kernel(tmp_path):
     pytest.importorskip("ipykernel")
-    path = write_notebook(tmp_path / "work.ipynb", as_notebook(SOLUTION))
+    path = write_notebook(tmp_path / "work.ipynb", as_notebook(SOLUTION, shell=HARMLESS))
     result = micrograde("grade", str(path), "--format", "json", "--execute", timeout=300)
     report = json.loads(result.stdout)
     failed = {c["cell"]: c["error"] for c in report["execution"]["failed_cells"]}
@@ -164,7 +173,7 @@ def test_check_from_inside_a_notebook(tmp_path):
     source = SOLUTION.replace("self.grad += (1 - t**2) * out.grad", "self.grad += (1 - t) * out.grad")
     (tmp_path / "work.py").write_text(source)
     expected = grade(tmp_path / "work.py")
-    notebook = as_notebook(source)
+    notebook = as_notebook(source, shell=HARMLESS)
     notebook["cells"].append({"cell_type": "code", "metadata": {}, "id": "check", "outputs": [],
                               "execution_count": None,
                               "source": "from grader import check\ncheck(Value, train_step)"})
@@ -176,3 +185,40 @@ def test_check_from_inside_a_notebook(tmp_path):
     assert f"micrograde: {expected.score:g} / 100" in shown
     assert "**wrong-local-grad**" in shown and f"`tanh`: {expected.target_scores()['tanh'][0]:g} / 15" in shown
     assert "In [" in output["data"]["text/plain"]  # the diagnosis names the cell as Jupyter numbers it
+
+
+# A comparison with an autograd library: the library is left out, the rest of the cell runs.
+CELL = ("import torch, random\n"
+        "import math\n"
+        "x = torch.tensor([0.5], requires_grad=True); y = torch.tanh(x)\n"
+        "y.backward()\n"
+        "print(math.tanh(0.5), y.item())\n"
+        "print(x.grad.item(),\n"
+        "      1 - math.tanh(0.5) ** 2)\n"
+        "seed = random.random()\n")
+
+
+def test_the_library_and_what_uses_it_are_left_out_line_by_line():
+    rewritten, library = without_library(CELL, ast.parse(CELL), set())
+    assert library == "torch"
+    assert rewritten.splitlines() == ["import random", "import math", "pass; pass", "pass", "pass", "pass", "",
+                                      "seed = random.random()"]
+
+
+def test_a_library_that_graded_code_uses_is_not_left_out():
+    tree = ast.parse("class Value:\n    def tanh(self):\n        out = torch.tanh(self.data)\n        return out\n"
+                     "def train_step(model, xs, ys, lr):\n    return [model(x) for x in xs]\n")
+    protected = graded_names([tree], {"Value", "train_step"})
+    assert "torch" in protected and not {"x", "out", "self", "model"} & protected
+    assert without_library(CELL, ast.parse(CELL), protected) is None
+
+
+def test_a_notebook_whose_value_uses_the_comparisons_library_keeps_its_import(tmp_path):
+    """Graded code that uses torch from a comparison cell: the import stays, and is forbidden."""
+    notebook = as_notebook(SOLUTION.replace("t = (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)",
+                                            "t = float(torch.tanh(torch.tensor(x)))"))
+    notebook["cells"].insert(1, {"cell_type": "code", "metadata": {}, "id": "compare", "outputs": [],
+                                 "execution_count": None, "source": CELL})
+    submission = read_submission(write_notebook(tmp_path / "work.ipynb", notebook))
+    assert [name for name, _ in submission.forbidden_imports()] == ["torch"]
+    assert not any("comparison" in note for source in submission.files for note in source.notes)

@@ -39,6 +39,7 @@ class Session:
         self.failures: list[dict] = []
         self.missing_modules: list[str] = []  # not installed here; given stand-ins so the file could load
         self.equality: str | None = None  # "value" or "unhashable": how the class compares (see diagnosis.equality)
+        self.inferred: dict[str, str] = {}  # the exercise's name -> the class's own, where they differ
         self.load_lost: WorkerLost | None = None
         self.violations: list[str] = []
         self.truncated = False
@@ -58,13 +59,15 @@ class Session:
                 modules[unique.index(source)]["provides"].append(name)
                 continue
             unique.append(source)
-            directory = None
+            directory, package = None, None
             if self.submission.directory is not None:
-                directory = str(self.workdir / "submission" / source.path.relative_to(
-                    self.submission.directory).parent)
+                relative = source.path.relative_to(self.submission.directory)
+                directory = str(self.workdir / "submission" / relative.parent)
+                package = self.package_of(relative)
             modules.append({
                 "name": source.path.stem if source.path.stem.isidentifier() else "submission",
                 "directory": directory,
+                "package": package,
                 "provides": [name],
                 "units": [{"filename": u.filename, "source": u.source, "label": u.cell,
                            "isolated": source.kind == "ipynb"}
@@ -72,6 +75,19 @@ class Session:
             })
         return {"kind": "load", "modules": modules, "names": dict(self.submission.names),
                 "time_limit": self.exercise.config.load_time_limit}
+
+    def package_of(self, relative: Path) -> dict | None:
+        """The package a file of the submission belongs to (``src/micrograd/engine.py`` with an
+        ``__init__.py`` beside it: ``micrograd``), and the folder it is imported from, as an installed
+        package is: its own absolute imports (``from micrograd.topo import topo``) and relative ones work."""
+        own = {s.path.relative_to(self.submission.directory) for s in self.submission.files}
+        parts, folder = [], relative.parent
+        while folder != folder.parent and folder / "__init__.py" in own and folder.name.isidentifier():
+            parts.insert(0, folder.name)
+            folder = folder.parent
+        if not parts:
+            return None
+        return {"name": ".".join(parts), "root": str(self.workdir / "submission" / folder)}
 
     def launch(self, role: str = OPS) -> int:
         """Start a process and send it the submission to load; returns the load request's id."""
@@ -157,7 +173,8 @@ class Session:
             self.confinement = held
 
     def observe(self, reply: dict) -> dict:
-        """Keep what every reply says about the process itself: cheating attempts, cut output."""
+        """Keep what every reply says about the process itself (cheating attempts, cut output) and
+        about the class (how it compares nodes, what it names their parts)."""
         violations = reply.get("violations")
         if isinstance(violations, list):
             for v in violations:
@@ -166,6 +183,10 @@ class Session:
         self.truncated |= reply.get("truncated") is True
         if reply.get("equality") in ("value", "unhashable"):
             self.equality = reply["equality"]
+        inferred = reply.get("inferred")
+        if isinstance(inferred, dict) and not self.inferred:
+            self.inferred = {role: name for role, name in inferred.items() if role in ("grad", "_backward")
+                             and isinstance(name, str) and name.isidentifier() and len(name) <= 40}
         return reply
 
     def output(self) -> str:

@@ -47,7 +47,8 @@ CODES: dict[str, Code] = {code.name: code for code in (
          concept='Look for a loop that never ends or a recursion that never stops.'),
     Code('missing-module', 'any',
          meaning='the graded code uses a module that is not installed where micrograde runs (named); an import '
-                 'that graded code never uses only gives a warning',
+                 'that graded code never uses only gives a warning; a constructor that uses it '
+                 '(`np.float64(data)`) makes it the verdict of every target that makes nodes',
          what='{method} uses a module that is not installed where micrograde runs: {error}.',
          concept='Graded code may only use the standard library (math, random): write the formula with math '
                  'instead, and keep other libraries for plots and demos.'),
@@ -173,7 +174,7 @@ CODES: dict[str, Code] = {code.name: code for code in (
          concept='Code at the top level runs every time the file is loaded: keep only definitions there.'),
     Code('interface', 'submission',
          meaning='no node can be made of the class (no `Value(x)` for a number `x`, operands in no known '
-                 'attribute): said once, naming what the grader needs',
+                 'attribute): said once, saying what was tried',
          what='micrograde cannot use your code the way the exercise defines it: {detail}.',
          concept='micrograde makes nodes as Value(x) for a number x and finds their operands in _prev (or '
                  '_children, prev, parents); train_step gets a model with model(x), model.parameters() and '

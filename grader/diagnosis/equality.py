@@ -15,7 +15,7 @@ import ast
 
 from grader.diagnosis import feedback
 from grader.diagnosis.codes import CODES
-from grader.exercise.expr import forward_values
+from grader.exercise.expr import forward_values, shares_a_value
 from grader.exercise.ops import method_name
 from grader.judging.judge import Verdict
 from grader.report.model import Report
@@ -32,10 +32,7 @@ def collides(verdict: Verdict) -> bool:
     """The case holds two distinct nodes (not plain numbers) with the same value."""
     for expr in verdict.case.exprs:
         values = forward_values(expr, verdict.case.values)
-        if values is None:
-            continue
-        seen = [round(v, 12) for node, v in zip(expr, values) if node[0] != "const"]
-        if len(seen) != len(set(seen)):
+        if values is not None and shares_a_value(expr, values):
             return True
     return False
 

@@ -14,6 +14,20 @@ if TYPE_CHECKING:
     from grader.child.session import Session
 
 
+INFERRED = {"grad": "keeps each node's gradient in .{name}", "_backward": "stores each op's closure as .{name}"}
+
+
+def inferred_warning(cls: str, inferred: dict[str, str]) -> str | None:
+    """Said once when the class names a part otherwise than the exercise: graded as written, and why
+    the exercise's name is worth using."""
+    parts = [f"{INFERRED[role].format(name=name)} where the exercise names it .{role}"
+             for role, name in inferred.items() if role in INFERRED]
+    if not parts:
+        return None
+    return (f"{cls} {' and '.join(parts)}: micrograde found this by watching your code and graded it as "
+            f"written, but code written for the exercise (its tests, its training loop) uses the exercise's names")
+
+
 def cell_warning(submission: Submission, failure: dict) -> str:
     """A notebook cell that raised: its number, its first line, and the error (not a lost point)."""
     cell = failure["unit"]

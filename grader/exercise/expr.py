@@ -261,6 +261,16 @@ def forward_values(expr: Expr, inputs: Mapping[str, float]) -> list[float] | Non
     return values
 
 
+def shares_a_value(expr: Expr, values: list[float], numbers: bool = False) -> bool:
+    """Whether two distinct nodes of ``expr`` hold the same value (``values``, one per node, a plain
+    number's own where it is ``None``): under a
+    class whose nodes compare by value they are one node in a set. Plain numbers count with
+    ``numbers`` (an op that lifts one into a node makes it one more node)."""
+    seen = [round(node[1] if node[0] == "const" else v, 12) for node, v in zip(expr, values)
+            if numbers or node[0] != "const"]
+    return len(seen) != len(set(seen))
+
+
 def safe_domain(expr: Expr, inputs: Mapping[str, float]) -> bool:
     """True when every node stays where floating point and the ops are well behaved:
     each op's operands in its safe region (no power of a number near zero, no log of a

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import reference
 from grader.exercise import ops
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, Case, Check
-from grader.exercise.expr import Expr, build_values, evaluate, leaf_names, observe, operands
+from grader.exercise.expr import Expr, build_values, evaluate, leaf_names, observe, operands, shares_a_value
 from grader.judging.plan import OpPlan
 
 REL_TOL = 1e-6  # against the reference: far above rounding, far below any real bug
@@ -223,6 +223,10 @@ def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: 
         return Verdict(case, error=received_error(reply["error"]))
     expr = case.expr
     data, grads = reference_values(case)
+    if reply.get("equality") == "value" and shares_a_value(expr, data, numbers=True):
+        # Nodes that compare by value collapse in a set here, whatever the op does: the damage is
+        # the traversal's (charged to backward as value-equality), so this case says nothing of the op.
+        return Verdict(case)
     got_data, got_grads, probes = reply.get("data"), reply.get("grads"), reply.get("probes")
     if not (valid_list(got_data, len(expr)) and valid_list(got_grads, len(expr))
             and valid_list(probes, 2 * len(plan.probes))):

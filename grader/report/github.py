@@ -29,7 +29,7 @@ def annotations(report: Report, submission: Submission, workspace: Path) -> list
     for diagnosis in report.shown_diagnoses():
         if diagnosis.file is None:
             continue
-        path = submission.path / diagnosis.file if submission.directory is not None else submission.path
+        path = submission.directory / diagnosis.file if submission.directory is not None else submission.path
         try:
             shown = os.path.relpath(path.resolve(), workspace.resolve())
         except ValueError:

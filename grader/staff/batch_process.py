@@ -23,7 +23,9 @@ def main() -> None:
         task = json.loads(line)
         try:
             config = load(Path(task["config"]) if task["config"] else None)
-            reply = grade(Path(task["path"]), Options(config, task["timeout"], audience="staff")).to_json()
+            # Each entry is one student: the files beside it are other students' work.
+            reply = grade(Path(task["path"]), Options(config, task["timeout"], audience="staff"),
+                          siblings=False).to_json()
         except InputError as exc:
             reply = failure("unreadable", str(exc))
         except Exception as exc:  # the grader's own failure, recorded for this student only

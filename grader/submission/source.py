@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.child.inside.policy import AUTOGRAD_LIBRARIES, FORBIDDEN_MODULES
+from grader.child.inside.policy import FORBIDDEN_MODULES
 from grader.exercise.ops import OPS
 from grader.submission.errors import InputError
 
@@ -135,18 +135,8 @@ class Submission:
         return location or source.defines(self.names["Value"])
 
     def local_modules(self) -> set[str]:
-        """Top-level names the submission's own files provide (a ``micrograd/`` package, an
-        ``engine.py``): importing one imports the student's code, not a forbidden library.
-        The child's audit hook exempts the same names (``harness.local_module_names``)."""
-        if self.directory is None:
-            return {self.path.stem}
-        names = set()
-        for source in self.files:
-            relative = source.path.relative_to(self.directory)
-            names.update(relative.parts[:-1])
-            if relative.suffix == ".py":
-                names.add(relative.stem)
-        return names
+        """Top-level names the submission's own files provide (see ``own_module_names``)."""
+        return own_module_names(self.files, self.directory) if self.directory is not None else {self.path.stem}
 
     def forbidden_imports(self) -> list[tuple[str, Location]]:
         """Imports of an autograd library or of the grader in the files graded, found by reading them.
@@ -172,6 +162,19 @@ class Submission:
                 if unit.syntax_error and source.kind == "py":
                     problems.append((unit.syntax_error, Location(source.display, unit.syntax_line)))
         return problems
+
+
+def own_module_names(files: list[SourceFile], directory: Path) -> set[str]:
+    """Top-level names the files of a folder provide (a ``micrograd/`` package, an ``engine.py``):
+    importing one imports the student's code, not a forbidden library. The child's audit hook
+    exempts the same names (``grader.child.inside.guard``)."""
+    names = set()
+    for source in files:
+        relative = source.path.relative_to(directory)
+        names.update(relative.parts[:-1])
+        if relative.suffix == ".py":
+            names.add(relative.stem)
+    return names
 
 
 def imported_names(node: ast.AST) -> list[str]:
@@ -304,16 +307,6 @@ def read_notebook(path: Path, display: str) -> SourceFile:
     return source
 
 
-def comparison_cell(unit: Unit) -> str | None:
-    """The autograd library a notebook cell imports, when the cell defines nothing: a demo comparing
-    results with that library, not part of the work (code that defines things and imports one is)."""
-    if unit.tree is None or any(isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                                for n in unit.tree.body):
-        return None
-    names = [name.split(".")[0] for node in ast.walk(unit.tree) for name in imported_names(node)]
-    return next((n for n in names if n in AUTOGRAD_LIBRARIES), None)
-
-
 def read_file(path: Path, display: str) -> SourceFile:
     if path.suffix == ".py":
         return read_python(path, display)
@@ -322,8 +315,10 @@ def read_file(path: Path, display: str) -> SourceFile:
     raise InputError(f"{display}: unsupported file type {path.suffix or '(none)'}; expected .py, .ipynb or a directory")
 
 
-def parse_files(files: list[SourceFile], where: Path) -> None:
-    """Parse every unit, once the code as a whole is known to be small enough to parse."""
+def parse_files(files: list[SourceFile], where: Path, roles: set[str], own: set[str]) -> None:
+    """Parse every unit, once the code as a whole is known to be small enough to parse; leave out
+    what notebooks compare with an autograd library (``roles``: the names of the graded code; ``own``:
+    the submission's own modules, never a library)."""
     code = sum(len(unit.source.encode("utf-8", "replace")) for source in files for unit in source.units)
     if code > MAX_CODE_BYTES:
         raise InputError(f"{where}: {code / MIB:.1f} MB of code is too much to grade "
@@ -331,23 +326,25 @@ def parse_files(files: list[SourceFile], where: Path) -> None:
     for source in files:
         for unit in source.units:
             parse_unit(unit)
-        if source.kind == "ipynb":
-            leave_out_comparisons(source)
+    notebooks = [source for source in files if source.kind == "ipynb"]
+    if notebooks:
+        leave_out_comparisons(notebooks, [u.tree for source in files for u in source.units if u.tree], roles, own)
 
 
-def leave_out_comparisons(source: SourceFile) -> None:
-    """Drop a notebook's comparison cells (see ``comparison_cell``), each with a note saying so."""
-    from grader.submission.notebook import SKIP_TAG
+def leave_out_comparisons(notebooks: list[SourceFile], trees: list[ast.Module], roles: set[str],
+                          own: set[str]) -> None:
+    """Leave out what notebook cells compare with an autograd library (``grader.submission.comparison``),
+    each with a note saying so; ``trees`` are all the submission's code, ``roles`` the graded names."""
+    from grader.submission import comparison
 
-    kept = []
-    for unit in source.units:
-        library = comparison_cell(unit)
-        if library is None:
-            kept.append(unit)
-        else:
-            source.notes.append(f"cell {unit.cell} imports {library} and defines nothing: taken for a comparison "
-                                f"with {library} and left out (tag such cells {SKIP_TAG} to say so)")
-    source.units = kept
+    protected = comparison.graded_names(trees, roles)
+    for source in notebooks:
+        for unit in source.units:
+            found = comparison.without_library(unit.source, unit.tree, protected, own) if unit.tree else None
+            if found is not None:
+                unit.source = found[0]
+                parse_unit(unit)
+                source.notes.append(comparison.note(unit.cell, found[1]))
 
 
 def inside(path: Path, root: Path) -> bool:
@@ -435,7 +432,8 @@ def broken_python(source: SourceFile) -> bool:
 def read_submission(path: Path, config: Config | None = None) -> Submission:
     """Read and parse a submission; ``InputError`` when there is nothing gradable.
 
-    ``config`` names the class and the training function (by default ``Value`` and ``train_step``)."""
+    ``config`` names the class and the training function (by default ``Value`` and ``train_step``).
+    A single file is read alone: ``grader.submission.siblings`` adds what its folder gives it."""
     names = dict(ROLES) if config is None else {"Value": config.class_name, "train_step": config.train_function}
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
@@ -445,7 +443,7 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
         files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
-        parse_files(files, path)
+        parse_files(files, path, set(names.values()), own_module_names(files, path))
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
         if not providers:
             raise InputError(f"{path}: no file defines {names['Value']} or {names['train_step']}")
@@ -453,5 +451,5 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
-    parse_files([source], path)
+    parse_files([source], path, set(names.values()), {path.stem})
     return Submission(path, [source], {role: source for role in names}, names=names)

@@ -23,16 +23,16 @@ def fixed_node(iface, data, operands, derivs, label, on_backward=None):
     """A node of the student's class whose value and local derivatives the grader gives as numbers."""
     children = [o for o in operands if not isinstance(o, (int, float))]
     out = iface.make(data, children, label)
-    V = iface.V
+    V, grad = iface.V, iface.grad
 
     def _backward():
         if on_backward is not None:
             on_backward()
         for operand, d in zip(operands, derivs):
             if isinstance(operand, V):
-                operand.grad += d * out.grad
+                setattr(operand, grad, getattr(operand, grad) + d * getattr(out, grad))
 
-    out._backward = _backward
+    setattr(out, iface.closure, _backward)
     return out
 
 
@@ -81,7 +81,7 @@ def build(iface, nodes, record=None, leaves=None, positions=None):
                 continue
             v = iface.leaf(node[1])
             if record is not None:
-                v._backward = recorder(record, index)
+                setattr(v, iface.closure, recorder(record, index))
             if leaves is not None:
                 leaves[node[2]] = v
             built.append(v)
@@ -123,9 +123,11 @@ def propagate(iface, root, nodes):
         for child in sorted(iface.children(v), key=key, reverse=True):
             if address(child) not in seen:
                 stack.append((child, False))
-    root.grad = 1.0
+    setattr(root, iface.grad, 1.0)
     for v in reversed(topo):
-        v._backward()
+        step = iface.step(v)
+        if step is not None:  # a leaf may have no closure at all
+            step()
 
 
 def observe(nodes, attr):

@@ -3,7 +3,7 @@
 import types
 
 from .failures import InterfaceError
-from .reading import stored, stored_items
+from .reading import stored, stored_items, stored_or_none
 
 CHILDREN_NAMES = ("_prev", "_children", "prev", "children", "parents", "_parents", "inputs", "_inputs")
 
@@ -18,21 +18,29 @@ def holds(container, items):
 
 
 class Interface:
-    """How to make nodes of the student's class: its constructor, and where it keeps operands.
+    """How to make nodes of the student's class, and what it names their parts.
 
     Real engines write ``Value(data, _children=(), _op='')``, ``Value(data, children, op)``,
-    keyword-only arguments, or no children argument at all, and keep the operands in
-    ``_prev``, ``_children``, ``prev`` or ``parents``, as a set, list or tuple. The
-    constructor is probed once, with two distinct leaves, and nothing about the class
-    is changed.
+    keyword-only arguments, a dataclass whose second field is ``grad``, or no children
+    argument at all, and keep the operands in ``_prev``, ``_children``, ``prev`` or
+    ``parents``, as a set, list or tuple (or ``None`` on a leaf). Some name the gradient
+    ``gradient`` or ``g``, and the closure ``grad_fn`` or ``backward``. The constructor is
+    probed with two distinct leaves, the names are found by watching what the class's own
+    nodes store and what an op's closure writes, and nothing about the class is changed.
+    ``inferred`` says which names differ from the exercise's.
     """
 
     def __init__(self, V):
         self.V = V
         self.leaf = None
-        for leaf in (lambda d: V(d), lambda d: V(d, ()), lambda d: V(d, (), "")):
+        tried = []
+        for shown, leaf in (("(x)", lambda d: V(d)), ("(x, ())", lambda d: V(d, ())),
+                            ("(x, (), '')", lambda d: V(d, (), ""))):
+            tried.append(V.__name__ + shown)
             try:
                 a, b = leaf(2.0), leaf(3.0)
+            except ModuleNotFoundError:
+                raise  # the constructor uses a module that is not installed: that, not the interface, fails
             except Exception as exc:  # noqa: BLE001 - try the next way of making a leaf
                 failure = exc
                 continue
@@ -40,44 +48,143 @@ class Interface:
             break
         if self.leaf is None:
             raise InterfaceError(f"its constructor {V.__name__}{signature(V)} cannot make a {V.__name__} from "
-                                 f"a single number ({V.__name__}(2.0) raised {type(failure).__name__}: {failure})")
+                                 f"a single number (tried {', '.join(tried)}; {V.__name__}(2.0) raised "
+                                 f"{type(failure).__name__}: {failure})")
         self.equality = comparison(a, self.leaf(2.0))
-        self.make = None
-        # The operands' attribute is one the class's own backward() reads (a label that
-        # happens to be given the tuple of children is not).
+        self.grad = gradient_name(a)
+        self.closure = "_backward"
+        self.attr, self.make = self.children_of(a, b)
+        if self.grad != "grad" or stored_or_none(a, "grad") is None or "_backward" not in class_names_used(V):
+            # Names other than the exercise's: watch an op's result (only then is any op run here).
+            self.closure, grad = closure_and_gradient(self, a, b)
+            self.grad = grad or self.grad
+        self.inferred = {role: name for role, name in (("grad", self.grad), ("_backward", self.closure))
+                         if name != role}
+
+    def children_of(self, a, b):
+        """Where the class keeps a node's operands, and how to make a node with given operands.
+
+        The operands' attribute is one that is a container (or ``None``) on a leaf, and that the
+        class's own ``backward()`` reads (a label that happens to be given the tuple of children
+        is not, nor is a gradient)."""
+        V = self.V
         used = names_used(getattr(V, "backward", None)) or set(CHILDREN_NAMES)
-        for make in (lambda d, ch, op: V(d, tuple(ch), op), lambda d, ch, op: V(d, _children=tuple(ch), _op=op),
-                     lambda d, ch, op: V(d, tuple(ch)), lambda d, ch, op: V(d, children=tuple(ch), op=op)):
+        empty = {n for n, v in stored_items(a) if v is None or (isinstance(v, CONTAINERS) and len(v) == 0)}
+        tried = []
+        for shown, make in self.constructions():
+            tried.append(shown)
             try:
                 node = make(5.0, (a, b), "+")
             except Exception:  # noqa: BLE001 - this constructor does not take children that way
                 continue
-            self.attr = next((n for n, v in stored_items(node) if holds(v, (a, b)) and n in used), None)
-            if self.attr is not None:
-                self.make = make
-                return
-        node = self.leaf(5.0)
-        empty = {n: v for n, v in stored_items(node)
-                 if isinstance(v, (set, frozenset, list, tuple)) and len(v) == 0}
-        self.attr = next((n for n in CHILDREN_NAMES if n in empty), None)
-        if self.attr is None:
-            raise InterfaceError(f"{V.__name__}(x) keeps its operands in none of "
-                                 f"{', '.join(CHILDREN_NAMES)} and its constructor takes none")
-        kind = type(empty[self.attr])
+            attr = next((n for n, v in stored_items(node) if n in empty and n in used and holds(v, (a, b))), None)
+            if attr is not None:
+                return attr, make
+        attr = next((n for n in CHILDREN_NAMES if n in empty), None)
+        if attr is None:
+            raise InterfaceError(f"{V.__name__} keeps a node's operands in none of {', '.join(CHILDREN_NAMES)} "
+                                 f"(a set, list or tuple, or None on a leaf), and none of {', '.join(tried)} "
+                                 f"puts them anywhere its backward() reads")
+        kind = type(stored(a, attr)) if stored(a, attr) is not None else tuple
 
         def make(d, ch, op):
             node = self.leaf(d)
-            setattr(node, self.attr, kind(ch))
+            setattr(node, attr, kind(ch))
             return node
 
-        self.make = make
+        return attr, make
+
+    def constructions(self):
+        """Ways of making a node with operands: the usual ones, then one per parameter of the
+        constructor that could take them (by keyword, with the op's label where there is a place)."""
+        V = self.V
+        yield "V(x, children, op)", lambda d, ch, op: V(d, tuple(ch), op)
+        yield "V(x, _children=children, _op=op)", lambda d, ch, op: V(d, _children=tuple(ch), _op=op)
+        yield "V(x, children)", lambda d, ch, op: V(d, tuple(ch))
+        yield "V(x, children=children, op=op)", lambda d, ch, op: V(d, children=tuple(ch), op=op)
+        for name, label in keyword_places(V):
+            if label is None:
+                yield f"V(x, {name}=children)", lambda d, ch, op, name=name: V(d, **{name: tuple(ch)})
+            else:
+                yield (f"V(x, {name}=children, {label}=op)",
+                       lambda d, ch, op, name=name, label=label: V(d, **{name: tuple(ch), label: op}))
 
     def children(self, node):
         try:
             value = stored(node, self.attr)
-            return list(value) if isinstance(value, (set, frozenset, list, tuple)) else []
+            return list(value) if isinstance(value, CONTAINERS) else []
         except AttributeError:
             return []
+
+    def step(self, node):
+        """The node's own closure (its ``_backward``, whatever the class names it), or ``None``."""
+        found = stored_or_none(node, self.closure)
+        return found if callable(found) else None
+
+
+CONTAINERS = (set, frozenset, list, tuple)
+OP_NAMES = ("_op", "op")
+
+
+def keyword_places(V):
+    """The constructor's parameters, after the first, that can be given by keyword and could take a
+    node's operands; with the parameter that takes the op's label, if any."""
+    try:
+        import inspect
+
+        parameters = list(inspect.signature(V).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return []
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    label = next((n for n in OP_NAMES if n in names), None)
+    return [(n, label) for n in names if n not in OP_NAMES and n not in ("_children", "children")]
+
+
+def gradient_name(leaf):
+    """The attribute a leaf keeps its gradient in: ``grad`` if it stores one, else its only other number
+    that starts at 0 (``gradient``, ``g``); ``grad`` when that says nothing."""
+    numbers = [n for n, v in stored_items(leaf) if n != "data" and zero(v)]
+    if "grad" in numbers or len(numbers) != 1:
+        return "grad"
+    return numbers[0]
+
+
+def zero(value):
+    """Whether a stored value is the number 0 (compared by ``float``'s and ``int``'s own methods,
+    never a subclass's ``__eq__``)."""
+    if isinstance(value, float):
+        return float.__eq__(value, 0.0)
+    return isinstance(value, int) and not isinstance(value, bool) and int.__eq__(value, 0)
+
+
+def closure_and_gradient(iface, a, b):
+    """The name of the attribute an op's result keeps its closure in, and the gradient's, found by
+    watching a student op's result: the closure is the function it stores that, run with the result's
+    gradient at 1, adds to a number the operands store. ``(_backward, None)`` when nothing shows it."""
+    for apply in (lambda: a * b, lambda: a + b, lambda: a.tanh(), lambda: a ** 2):
+        try:
+            out = apply()
+        except Exception:  # noqa: BLE001 - an op not written yet: another one may show it
+            continue
+        if not isinstance(out, iface.V):
+            continue
+        functions = [(n, f) for n, f in stored_items(out) if isinstance(f, types.FunctionType)]
+        functions.sort(key=lambda item: item[0] != "_backward")
+        numbers = [n for n, v in stored_items(a) if n != "data" and isinstance(v, (int, float))]
+        for name, function in functions:
+            before = {n: stored_or_none(a, n) for n in numbers}
+            try:
+                for n in numbers:
+                    setattr(out, n, 1.0)
+                function()
+                changed = [n for n in numbers if stored_or_none(a, n) is not before[n]]  # a new number
+            except Exception:  # noqa: BLE001 - not a closure that runs on its own
+                changed = []
+            for n, v in before.items():
+                setattr(a, n, v)
+            if changed:
+                return name, ("grad" if "grad" in changed else changed[0])
+    return "_backward", None
 
 
 def comparison(a, b):
@@ -103,6 +210,17 @@ def signature(V):
         return str(inspect.signature(V))
     except (TypeError, ValueError):
         return "(...)"
+
+
+def class_names_used(V):
+    """Every name the functions of ``V`` and its bases refer to (read from the classes' own
+    dictionaries, running none of the student's code)."""
+    names = set()
+    for klass in type.__dict__["__mro__"].__get__(V)[:-1]:
+        for value in type.__dict__["__dict__"].__get__(klass).values():
+            if type(value) is types.FunctionType:
+                names |= names_used(value)
+    return names
 
 
 def names_used(function):

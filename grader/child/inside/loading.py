@@ -59,6 +59,13 @@ def load_modules(api, request):
         # is taken: a student's math.py must not replace the real math module.
         if spec["name"] not in sys.modules and spec["name"] not in sys.stdlib_module_names:
             sys.modules[spec["name"]] = module
+        package = spec.get("package")
+        if package:
+            # A file of a package runs as the package's module: its absolute imports of the package
+            # find the package's folder (before an installed package of the same name, as the
+            # student's own installed package would), its relative imports their package.
+            module.__package__ = package["name"]
+            sys.path.insert(0, package["root"])
         if spec.get("directory"):
             sys.path.insert(0, spec["directory"])
         for unit in spec["units"]:
