@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 from helpers import ROOT, SOLUTION, micrograde, processes_with
+from test_landlock import kernel_abi
 
-from grader.child import sandbox
+from grader.child import launcher, sandbox
 from grader.child.session import Session
 from grader.child.shipping import child_mark
 from grader.child.worker import WorkerLost
@@ -154,7 +155,8 @@ def test_root_in_the_child_is_not_root(tmp_path, mode):
     assert int(seen["CapEff"], 16) == int(seen["CapPrm"], 16) == (4 if reading_as_root else 0)  # DAC_READ_SEARCH
     assert seen["CapBnd"] == "0000000000000000" and (seen["NoNewPrivs"], seen["Seccomp"]) == ("1", "2")
     assert report.sandbox["seccomp"] is True
-    assert report.sandbox["capabilities"] == ("kept" if reading_as_root else "none")
+    assert report.sandbox["capabilities"] == ("none" if not reading_as_root else "kept" if report.sandbox[
+        "landlock"].startswith("not applied") else "reading files as root, within Landlock's rules")
     assert not reading_as_root or mode == "none"
     if os.geteuid() == 0:
         assert seen["uid"] == "65534" and report.sandbox["user"].startswith("nobody")
@@ -214,15 +216,18 @@ def test_other_files_on_the_machine_are_not_there(tmp_path, mode):
     seen = printed(report)
     assert seen["grades"].startswith("refused")
     assert grades.read_text() == f"student,score\nalice,{marker}\n"
-    if mode == "auto":  # without namespaces only the audit hook guards reads, and it knows only the grader's paths
-        assert seen["copy"].startswith("refused FileNotFoundError") and marker not in report.output
-        assert seen["checkout"].startswith("refused")
+    if mode == "auto":  # not there at all
+        assert seen["copy"].startswith("refused FileNotFoundError")
+    elif kernel_abi()[0]:  # there, and closed by Landlock (the audit hook knows only the grader's own paths)
+        assert seen["copy"].startswith("refused PermissionError")
+    if mode == "auto" or kernel_abi()[0]:
+        assert marker not in report.output and seen["checkout"].startswith("refused")
         assert full_marks(report), report.diagnoses
 
 
 def test_the_working_directory_is_bounded(tmp_path, mode):
     if mode == "none":
-        pytest.skip("without namespaces only single files are bounded (16 MiB): see docs/security.md")
+        pytest.skip("without namespaces the grader ends the child instead: see the next test")
     source = SOLUTION + (
         "written = files = 0\n"
         "try:\n"
@@ -247,6 +252,28 @@ def test_the_working_directory_is_bounded(tmp_path, mode):
     assert files <= sandbox.WORK_FILES and files_errno == 28
 
 
+def test_a_child_that_fills_its_working_directory_without_namespaces_is_ended(tmp_path, monkeypatch):
+    """2 GiB in 16 MiB files: the grading process ends the child soon after it passes the tmpfs's bound."""
+    monkeypatch.setenv("MICROGRADE_SANDBOX", "none")
+    launcher.detect.cache_clear()
+    chunk = sandbox.FILE_BYTES
+    source = SOLUTION + (
+        "import os\n"
+        f"for i in range({(2 << 30) // chunk}):\n"
+        "    with open(f'big-{i}', 'wb') as out:\n"
+        f"        out.write(b'\\1' * {chunk})\n"
+        "    print(f'written: {i + 1}', flush=True)\n"
+    )
+    start = time.monotonic()
+    report = graded(tmp_path, source)
+    launcher.detect.cache_clear()
+    assert time.monotonic() - start < 20
+    written = int(printed(report)["written"]) * chunk
+    assert written <= sandbox.WORK_BYTES + 256 * 1024 * 1024, written >> 20
+    assert report.score == 0 and [d.code for d in report.diagnoses] == ["load-error"]  # it filled it at import
+    assert "left more than 256 MiB or 4096 files in its working directory" in report.diagnoses[0].message
+
+
 def test_honest_files_work_in_every_mode(tmp_path, mode):
     source = SOLUTION.replace("    return loss.data", "    with open('loss.txt', 'a') as log:\n"
                                                        "        log.write(f'{loss.data}\\n')\n"
@@ -265,21 +292,27 @@ def test_honest_files_work_in_every_mode(tmp_path, mode):
 
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown", "junit", "gradescope"])
 def test_every_format_says_when_the_score_is_not_tamper_proof(tmp_path, fmt, monkeypatch):
+    """A machine without namespaces whose kernel has no Landlock (pretended, as the benchmark turns it off)."""
     monkeypatch.setenv("MICROGRADE_SANDBOX", "none")
+    monkeypatch.setenv("MICROGRADE_LANDLOCK", "0")
     path = tmp_path / "work.py"
     path.write_text(SOLUTION)
     result = micrograde("grade", str(path), "--format", fmt)
     assert result.returncode == 0, result.stderr
-    assert "not tamper-proof" in result.stdout
+    assert "not tamper-proof" in result.stdout and "Landlock not applied" in result.stdout
     if fmt == "json":
         report = json.loads(result.stdout)
         assert report["sandbox"]["tamper_proof"] is False and report["score"] == report["max_score"]
+        assert report["sandbox"]["landlock"] == "not applied: turned off (MICROGRADE_LANDLOCK=0)"
 
 
 def test_a_fully_confined_score_says_so(tmp_path, mode):
+    """With namespaces, or without them where the kernel has Landlock (a container, a restricted runner)."""
     report = graded(tmp_path, SOLUTION)
-    assert report.sandbox["tamper_proof"] is (mode == "auto")
-    assert any("not tamper-proof" in w for w in report.warnings) is (mode == "none")
+    kernel = kernel_abi()[0]
+    assert report.sandbox["tamper_proof"] is (mode == "auto" or kernel > 0)
+    assert any("not tamper-proof" in w for w in report.warnings) is not report.sandbox["tamper_proof"]
+    assert report.sandbox["landlock"] == (f"ABI {kernel}" if kernel else f"not applied: {kernel_abi()[1]}")
 
 
 @pytest.mark.parametrize(("name", "content", "why"), [

@@ -32,7 +32,7 @@ def test_a_forged_replay_cache_grades_as_a_fresh_one(grading, workspace):
     assert verdict(fresh) == verdict(deserved(BUGGY))
     for name, case, key in (("planted", PLANTED, secret), ("easy", EASY, os.urandom(32))):
         openings = sorted(cache.glob("*.json"))
-        assert len(openings) == 5, openings
+        assert len(openings) >= 5, openings  # the five searches (and any of an older micrograde)
         for path in openings:
             forge(path, case, key)
         grading.hand_over(cache)

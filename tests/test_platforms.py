@@ -4,9 +4,14 @@ and a report that says which mode it was."""
 from __future__ import annotations
 
 import functools
+import json
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+import platforms
+import pytest
 from helpers import SOLUTION
 
 from grader.grade import Options, grade
@@ -56,3 +61,46 @@ def test_each_mode_finds_its_sandbox_by_itself(any_platform, workspace):
     if any_platform.name == "docker-old":
         assert section["tamper_proof"] is False
     assert ("not tamper-proof" in result.stdout) is (section["tamper_proof"] is False)
+
+
+PROBE = r"""
+import ctypes, errno, json, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+calls = {"x86_64": {"unshare": 272, "setns": 308, "clone": 56, "clone3": 435},
+         "aarch64": {"unshare": 97, "setns": 268, "clone": 220, "clone3": 435}}[os.uname().machine]
+CLONE_NEWNET, SIGCHLD = 0x40000000, 17
+
+def errno_of(result):
+    return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
+
+cloned = libc.syscall(calls["clone"], CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0)
+if cloned == 0:  # the clone went through, and this is the new process
+    os._exit(0)
+found = {
+    "unshare": errno_of(libc.syscall(calls["unshare"], CLONE_NEWNET)),
+    "setns": errno_of(libc.syscall(calls["setns"], os.open("/proc/self/ns/net", os.O_RDONLY), 0)),
+    "clone a namespace": errno_of(cloned),
+    "clone3": errno_of(libc.syscall(calls["clone3"], None, 0)),
+    "landlock": errno_of(libc.syscall(444, None, 0, 1)),
+}
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+found["fork"] = "ok" if os.waitpid(pid, 0)[1] == 0 else "failed"
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.parametrize("options", [[], ["--no-landlock"]], ids=["docker", "docker-old"])
+def test_the_filter_refuses_what_docker_refuses(options):
+    """What ``nonamespaces.py`` installs: namespaces refused as Docker's default profile refuses them
+    (EPERM; clone3 ENOSYS, so that the C library falls back to clone), processes still started, and
+    Landlock there unless the old engine is modelled."""
+    result = subprocess.run([sys.executable, str(platforms.WRAPPER), *options, "--", sys.executable, "-c", PROBE],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    landlock = found.pop("landlock")
+    assert found == {"unshare": "EPERM", "setns": "EPERM", "clone a namespace": "EPERM", "clone3": "ENOSYS",
+                     "fork": "ok"}
+    assert (landlock == "ENOSYS") is bool(options), landlock  # without the filter the kernel answers an ABI

@@ -3,13 +3,17 @@
 Layers, from always there to best effort:
 
 1. resource limits (memory, CPU time, file size, open files, no core dumps),
-   set in the child before it starts; plus, inside the child, an audit hook
-   (see ``grader.child.inside.harness``) that refuses process creation, signals to other
-   processes, sockets, ``ctypes``, forbidden imports and writes outside the
-   working directory;
+   set in the child before it starts, and the working directory's size and
+   file count, watched by the grading process (``workdir_excess``); plus,
+   inside the child, an audit hook (see ``grader.child.inside.guard``) that
+   refuses process creation, signals to other processes, sockets, ``ctypes``,
+   forbidden imports, writes outside the working directory and paths relative
+   to a directory descriptor;
 2. on Linux, whatever the namespaces: no privileges (real root becomes
    ``nobody``, the root of a user namespace keeps no capability),
-   ``PR_SET_NO_NEW_PRIVS`` and a seccomp filter (see ``grader.child.inside.confinement``);
+   ``PR_SET_NO_NEW_PRIVS``, Landlock where the kernel has it (reading only the
+   Python a submission needs, writing only its working directory) and a
+   seccomp filter (see ``grader.child.inside.confinement``);
 3. Linux namespaces, made by the launcher for each child (as root, or as a
    user where user namespaces are allowed; see ``grader.child.launcher``):
    a private PID namespace, so every process the
@@ -19,8 +23,11 @@ Layers, from always there to best effort:
    working directory is a sized tmpfs.
 
 Which layers held is detected at run time and reported in the JSON report
-(``sandbox``); the score is called tamper-proof only when every one did.
-``MICROGRADE_SANDBOX=none`` turns namespaces off (what a machine without them gets).
+(``sandbox``); the score is called tamper-proof when the kernel closed the
+file system, other processes and the network (``Sandbox.to_json``).
+``MICROGRADE_SANDBOX=none`` turns namespaces off (what a machine without them
+gets), ``MICROGRADE_LANDLOCK=0`` Landlock (what a kernel without it gets; for
+the benchmark and the tests).
 """
 
 from __future__ import annotations
@@ -34,18 +41,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.child.inside.policy import GRADER_PACKAGES
+from grader.child.inside.policy import FORBIDDEN_MODULES, GRADER_PACKAGES
 
 MEMORY_BYTES = 1024 * 1024 * 1024
 FILE_BYTES = 16 * 1024 * 1024
 OPEN_FILES = 256
-WORK_BYTES = 256 * 1024 * 1024  # the working directory's tmpfs (namespaces only)
+# The working directory's bounds: its tmpfs with namespaces; without, the grading process watches it
+# (``workdir_excess``) and ends a child that goes past them.
+WORK_BYTES = 256 * 1024 * 1024
 WORK_FILES = 4096
 SHM_BYTES = 16 * 1024 * 1024
 PR_SET_PDEATHSIG = 1
+CAP_DAC_READ_SEARCH = 2
 # What the minimal root shows besides the interpreter's own prefixes: the operating system, read-only.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                 "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
+# What Landlock lets a child read besides Python's own files: the shared libraries (Python's directories in them
+# aside), the dynamic linker's cache, the time zone, and the interpreter.
+LIBRARIES = ("/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/lib", "/lib32", "/lib64", "/libx32")
+LIBRARY_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 NOT_TAMPER_PROOF = ("this score is not tamper-proof: {why}; the submission could have reached the grader's "
                     "files or processes (see the README, 'How the grader keeps itself safe')")
 
@@ -65,30 +79,47 @@ class Sandbox:
         return {
             "isolated": self.isolated, "workdir": str(workdir), "work_bytes": WORK_BYTES,
             "work_files": WORK_FILES, "shm_bytes": SHM_BYTES, "hidden": hidden,
-            "hidden_names": list(GRADER_PACKAGES), **root_contents(),
+            "hidden_names": list(GRADER_PACKAGES), **root_contents(), "landlock": landlock_rules(),
         }
 
     def to_json(self, held: dict | None = None) -> dict:
-        """The ``sandbox`` section of the report, from what the child said held (``held``)."""
+        """The ``sandbox`` section of the report, from what the child said held (``held``).
+
+        The score is tamper-proof when the kernel closed the file system, other
+        processes and the network to the submission: the seccomp filter (under
+        no_new_privs) refused processes, sockets and signals, and either the
+        minimal root of the namespaces left nothing else in view, without any
+        capability, or Landlock allowed nothing else. A child that kept the right
+        to read files as root (``CAP_DAC_READ_SEARCH``, where nobody cannot read
+        the interpreter) is still closed by Landlock, which no capability lifts;
+        its other use (opening files by handle) is refused by the filter.
+        """
         held = held or {}
-        seccomp = held.get("seccomp") is True
+        seccomp = held.get("seccomp") is True and held.get("no_new_privs") is True
         filesystem = held.get("filesystem") == "minimal root"
+        landlock = held.get("landlock") if isinstance(held.get("landlock"), dict) else {}
+        landlocked = isinstance(landlock.get("abi"), int) and landlock["abi"] > 0 and "error" not in landlock
+        capabilities = held.get("capabilities") if isinstance(held.get("capabilities"), int) else -1
         return {
             "mode": self.mode,
-            "tamper_proof": self.isolated and filesystem and seccomp and held.get("no_new_privs") is True
-            and held.get("capabilities_left") is False,
+            "tamper_proof": seccomp and (
+                (self.isolated and filesystem and held.get("capabilities_left") is False)
+                or (landlocked and capabilities & ~(1 << CAP_DAC_READ_SEARCH) == 0)),
             "limits": {"memory_mb": MEMORY_BYTES >> 20, "file_mb": FILE_BYTES >> 20, "open_files": OPEN_FILES,
-                       **({"workdir_mb": WORK_BYTES >> 20, "workdir_files": WORK_FILES} if filesystem else {})},
+                       "workdir_mb": WORK_BYTES >> 20, "workdir_files": WORK_FILES},
             "audit_hook": True,
             "processes_contained": self.isolated,
             "network": "none" if self.isolated else "refused by seccomp" if seccomp else "blocked in Python only",
             "filesystem": ("minimal root: the operating system and Python read-only, the working directory "
-                           "a sized tmpfs" if filesystem else str(held.get("filesystem", "unknown"))
+                           "a sized tmpfs" if filesystem else "Landlock: the Python a submission needs read-only, "
+                           "the working directory read-write" if landlocked else str(held.get("filesystem", "unknown"))
                            + "; blocked in Python only"),
+            "landlock": f"ABI {landlock['abi']}" if landlocked else f"not applied: {landlock.get('error', 'unknown')}",
             "user": str(held.get("user", "unknown")),
-            "capabilities": "none" if held.get("capabilities_left") is False else "kept",
+            "capabilities": "none" if capabilities == 0 else "reading files as root, within Landlock's rules"
+            if landlocked and capabilities == 1 << CAP_DAC_READ_SEARCH else "kept",
             "no_new_privs": held.get("no_new_privs") is True,
-            "seccomp": seccomp,
+            "seccomp": held.get("seccomp") is True,
             "detail": self.detail,
         }
 
@@ -97,9 +128,10 @@ def not_tamper_proof(section: dict) -> str | None:
     """The report's warning when a layer did not hold (``section`` from ``to_json``), else None."""
     if section["tamper_proof"]:
         return None
-    if section["mode"] != "namespaces":
-        why = f"no isolation from the grader ({section['detail']})"
-    elif not section["filesystem"].startswith("minimal root"):
+    closed = section["filesystem"].startswith(("minimal root", "Landlock"))
+    if section["mode"] != "namespaces" and not closed:
+        why = f"no isolation from the grader ({section['detail']}; Landlock {section['landlock']})"
+    elif not closed:
         why = f"the filesystem was {section['filesystem']}"
     else:
         why = "the child kept privileges or ran without its system-call filter"
@@ -165,6 +197,16 @@ def limiter(cpu_seconds: int) -> Callable[[], None]:
     return limit
 
 
+def landlock_rules() -> dict | None:
+    """What the child gives Landlock to read beyond Python's own files (see ``confinement.readable``) and
+    which names of ``sys.path`` it leaves out; ``None`` where ``MICROGRADE_LANDLOCK=0`` turns Landlock
+    off (for the benchmark and the tests of a kernel without it)."""
+    if os.environ.get("MICROGRADE_LANDLOCK", "1") == "0":
+        return None
+    return {"libraries": list(LIBRARIES), "read": [*LIBRARY_FILES, os.path.realpath(sys.executable)],
+            "leave_out": sorted(FORBIDDEN_MODULES)}
+
+
 @functools.cache
 def hidden_paths() -> list[str]:
     """The grader's own package directories, as found and as resolved: the child covers them if it sees them."""
@@ -192,3 +234,51 @@ def root_contents() -> dict:
         elif os.path.exists(path) and not any(path == b or path.startswith(b.rstrip("/") + "/") for b in binds):
             binds.append(path)
     return {"links": links, "binds": binds}
+
+
+def workdir_excess(workdir: Path) -> str | None:
+    """Why the working directory holds more than a child may leave there (``WORK_BYTES`` on disk,
+    ``WORK_FILES`` files and folders, as the namespaces' tmpfs allows), or ``None``.
+
+    The child owns the tree and may change it while it is measured, so the walk
+    never follows a link (each folder is opened ``O_NOFOLLOW`` beneath the one
+    that named it), reads no file, counts a file linked twice once, and stops as
+    soon as the tree is over either bound. A folder the grader cannot open was
+    hidden from it on purpose (no solution changes a folder's permissions), and
+    counts as over.
+    """
+    used, entries, seen = 0, 0, set()
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        pending = [os.open(workdir, flags)]
+    except FileNotFoundError:
+        return None
+    try:
+        while pending:
+            folder = pending.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    for entry in listing:
+                        entries += 1
+                        status = entry.stat(follow_symlinks=False)
+                        if (status.st_dev, status.st_ino) not in seen:
+                            seen.add((status.st_dev, status.st_ino))
+                            used += status.st_blocks * 512
+                        if entries > WORK_FILES or used > WORK_BYTES:
+                            return (f"it left more than {WORK_BYTES >> 20} MiB or {WORK_FILES} files in its "
+                                    "working directory")
+                        if entry.is_dir(follow_symlinks=False):
+                            try:
+                                pending.append(os.open(entry.name, flags, dir_fd=folder))
+                            except PermissionError:
+                                return "it made part of its working directory unreadable to the grader"
+                            except OSError:
+                                pass  # gone, or replaced by something that is not a folder, meanwhile
+            except FileNotFoundError:
+                pass
+            finally:
+                os.close(folder)
+    finally:
+        for folder in pending:
+            os.close(folder)
+    return None

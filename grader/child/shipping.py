@@ -35,8 +35,8 @@ for _name, _code in _shipped["modules"]:
 _module.main(_shipped)
 """
 # The child's modules, each after those it imports; the last is the entry point.
-CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "cases", "loading", "guard", "confinement",
-                 "protocol")
+CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "cases", "loading", "guard", "landlock",
+                 "confinement", "protocol")
 FORK_SERVER_MODULES = ("forkserver",)
 # In the command line of the fork server, and so of every child it forks, with the pid of the
 # grading process that started it: a leftover child can be found, and told from another grader's.

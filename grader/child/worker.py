@@ -43,6 +43,7 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024
 WINDOW_BYTES = 16 * 1024  # requests sent ahead of their replies (a pipe holds at least this much)
 MAX_REPLY_DEPTH = 32  # a real reply nests four deep; a recursive parser must never see more
 OUTPUT_CAP_BYTES = 64 * 1024
+WATCH_SECONDS = 0.025  # how often the working directory is measured while a child works
 
 
 @functools.cache
@@ -101,6 +102,7 @@ class Worker:
         self.process: launcher.Child | None = None
         self._ids = 0
         self._buffer = b""
+        self._watched = 0.0  # when the working directory was last measured (see ``watch``)
         self.init_id: int | None = None
 
     def start(self) -> None:
@@ -208,7 +210,8 @@ class Worker:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.lost("timeout", "it ran past its time limit")
-            ready, _, _ = select.select([self._replies], [], [], remaining)
+            ready, _, _ = select.select([self._replies], [], [], min(remaining, WATCH_SECONDS))
+            self.watch()
             if not ready:
                 continue
             chunk = os.read(self._replies, 65536)
@@ -222,6 +225,18 @@ class Worker:
         if reply is None:
             self.lost("crash", "the submission's process sent an unreadable reply")
         return reply_id, reply
+
+    def watch(self) -> None:
+        """End the child once its working directory holds more than a namespace's tmpfs would let it
+        (``sandbox.WORK_BYTES``, ``sandbox.WORK_FILES``): without namespaces nothing else bounds it.
+        Looked at every ``WATCH_SECONDS`` while a reply is awaited."""
+        now = time.monotonic()
+        if now < self._watched + WATCH_SECONDS:
+            return
+        self._watched = now
+        excess = sandbox.workdir_excess(self.workdir)
+        if excess is not None:
+            self.lost("crash", excess)
 
     def kill(self) -> None:
         """End the child and everything it started in its session."""

@@ -20,14 +20,23 @@ each step needing the privileges the next one gives up:
    root of a user namespace keeps its uid but loses every capability, for good
    (securebits locked, bounding set emptied);
 3. ``PR_SET_NO_NEW_PRIVS``, so no executable can give any of it back;
-4. a seccomp filter (``seccomp_program``) refusing the system calls no
+4. Landlock (``restrict_files``, by ``landlock``), with or without namespaces:
+   the child and all it could start may read only the shared libraries, the
+   interpreter, its standard library and the site-packages entries a submission
+   may import (not the grader's, the reference engine's or a forbidden
+   library's), its own ``/proc`` entry and ``/dev/null`` and its kind, and
+   write only in its working directory; no TCP, no signal or abstract Unix
+   socket beyond itself, as far as the kernel's ABI goes. No capability lifts
+   it, so a child that reads files as root (step 2) reads only these;
+5. a seccomp filter (``seccomp_program``) refusing the system calls no
    solution needs and every escape needs: mounting, namespaces, tracing,
    keyrings, BPF, new processes and programs, sockets, signals to any other
-   process, device nodes and FIFOs, ownership and extended attributes,
-   real-time scheduling, leaving the cores the grader gave it, raising
-   resource limits.
+   process, device nodes and FIFOs, ownership, permission bits (which
+   Landlock does not govern) and extended attributes, truncating a file by
+   its name (which Landlock before ABI 3 does not govern), real-time
+   scheduling, leaving the cores the grader gave it, raising resource limits.
 
-Steps 2 to 4 also apply without namespaces (``MICROGRADE_SANDBOX=none`` or a
+Steps 2 to 5 also apply without namespaces (``MICROGRADE_SANDBOX=none`` or a
 machine without them), as far as the kernel allows. ``apply`` reports which
 steps held, and the grading process says in the report whether all did.
 """
@@ -36,6 +45,8 @@ import ctypes
 import os
 import struct
 import sys
+
+from . import landlock
 
 NOBODY = 65534
 
@@ -46,6 +57,7 @@ MNT_DETACH = 2
 LOCKED_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
                 (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
 DEVICES = ("null", "zero", "full", "random", "urandom")
+SITE_DIRECTORIES = ("site-packages", "dist-packages")
 
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 24, 28, 38, 22
 SIGKILL = 9
@@ -70,7 +82,8 @@ REFUSED = (
     "fspick", "move_mount", "open_tree", "mount_setattr", "ptrace", "process_vm_readv", "process_vm_writev",
     "kcmp", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "bpf", "perf_event_open", "userfaultfd",
     "keyctl", "add_key", "request_key", "fork", "vfork", "execve", "execveat", "socket", "socketpair",
-    "mknod", "mknodat", "chown", "fchown", "lchown", "fchownat", "setxattr", "lsetxattr", "fsetxattr",
+    "mknod", "mknodat", "chown", "fchown", "lchown", "fchownat", "chmod", "fchmod", "fchmodat", "fchmodat2",
+    "truncate", "setxattr", "lsetxattr", "fsetxattr",
     "removexattr", "lremovexattr", "fremovexattr", "sched_setscheduler", "sched_setparam", "sched_setattr",
     "sched_setaffinity", "ioprio_set", "setrlimit", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "memfd_create", "memfd_secret", "shmget", "msgget", "semget", "open_by_handle_at", "name_to_handle_at", "quotactl",
@@ -84,7 +97,8 @@ OWN_PID_FIRST = ("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinf
 SYSCALLS = {
     "x86_64": (0xC000003E, {
         "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62,
-        "semget": 64, "msgget": 68, "shmget": 29, "chown": 92, "fchown": 93, "lchown": 94, "ptrace": 101,
+        "semget": 64, "msgget": 68, "shmget": 29, "truncate": 76, "chmod": 90, "fchmod": 91, "chown": 92,
+        "fchown": 93, "lchown": 94, "ptrace": 101,
         "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "sched_setparam": 142,
         "sched_setscheduler": 144, "sched_setaffinity": 203, "vhangup": 153, "pivot_root": 155,
         "adjtimex": 159, "setrlimit": 160,
@@ -93,7 +107,7 @@ SYSCALLS = {
         "init_module": 175, "delete_module": 176, "quotactl": 179, "setxattr": 188, "lsetxattr": 189,
         "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "tkill": 200,
         "clock_settime": 227, "tgkill": 234, "kexec_load": 246, "add_key": 248, "request_key": 249,
-        "keyctl": 250, "ioprio_set": 251, "mknodat": 259, "fchownat": 260, "unshare": 272,
+        "keyctl": 250, "ioprio_set": 251, "mknodat": 259, "fchownat": 260, "fchmodat": 268, "unshare": 272,
         "rt_tgsigqueueinfo": 297, "perf_event_open": 298, "prlimit64": 302, "name_to_handle_at": 303,
         "open_by_handle_at": 304, "clock_adjtime": 305, "setns": 308, "process_vm_readv": 310,
         "process_vm_writev": 311, "kcmp": 312, "finit_module": 313, "sched_setattr": 314,
@@ -101,11 +115,13 @@ SYSCALLS = {
         "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
         "pidfd_open": 434, "clone3": 435, "pidfd_getfd": 438, "mount_setattr": 442, "memfd_secret": 447,
+        "fchmodat2": 452,
     }),
     "aarch64": (0xC00000B7, {
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
         "fremovexattr": 16, "ioprio_set": 30, "mknodat": 33, "umount2": 39, "mount": 40, "pivot_root": 41,
-        "chroot": 51, "fchownat": 54, "fchown": 55, "vhangup": 58, "quotactl": 60, "acct": 89,
+        "truncate": 45, "chroot": 51, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "vhangup": 58,
+        "quotactl": 60, "acct": 89,
         "unshare": 97, "kexec_load": 104, "init_module": 105, "delete_module": 106, "clock_settime": 112,
         "syslog": 116, "ptrace": 117, "sched_setparam": 118, "sched_setscheduler": 119,
         "sched_setaffinity": 122, "kill": 129,
@@ -120,6 +136,7 @@ SYSCALLS = {
         "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
         "pidfd_open": 434, "clone3": 435, "pidfd_getfd": 438, "mount_setattr": 442, "memfd_secret": 447,
+        "fchmodat2": 452,
     }),
 }
 
@@ -315,6 +332,84 @@ def drop_privileges(workdir: str) -> str:
     return who
 
 
+def left_out(name: str, names: frozenset) -> bool:
+    """Whether an entry of a directory on ``sys.path`` belongs to one of ``names``: the package or
+    module, its ``.dist-info`` or ``.egg-info``, its ``.egg-link`` or ``.pth``, an editable install's
+    finder, its ``name.libs``, or a ``name_something`` of its own."""
+    stem = name.lower().removeprefix("__editable__.").removeprefix("__editable___")
+    stem = stem.replace("-", "_").partition(".")[0]
+    return stem in names or stem.partition("_")[0] in names  # (no name in ``names`` has a "_")
+
+
+def contents(directory: str) -> list[os.DirEntry]:
+    """The entries of ``directory`` (none if it cannot be listed)."""
+    try:
+        with os.scandir(directory) as listing:
+            return list(listing)
+    except OSError:
+        return []
+
+
+def readable(rules: dict, hidden: list[str]) -> dict[str, bool | None]:
+    """Everything Landlock lets the child read, each path with whether it is a directory (``None``: not
+    known): as few rules as leave out what it may not read.
+
+    What it may not read: the ``hidden`` directories (the grader's packages),
+    the entries of each directory on this process's ``sys.path`` (and of a site
+    directory's byte-code cache) that belong to the grader, the reference engine
+    or a forbidden library (``rules["leave_out"]``), and a site-packages directory
+    off ``sys.path`` (the base interpreter's, beneath its standard library) that
+    holds any. What it may: the shared libraries (``rules["libraries"]``), every
+    directory and file on ``sys.path``, ``rules["read"]`` and its own ``/proc``
+    entry, each granted whole where nothing left out lies beneath it, else entry
+    by entry down to what is left out. A directory granted entry by entry cannot
+    be listed: the import system's listings of them are made before Landlock,
+    and kept (``restrict_files``).
+    """
+    names = frozenset(rules["leave_out"])
+    on_path = dict.fromkeys(os.path.realpath(entry) for entry in sys.path if os.path.exists(entry))
+    excluded = {os.path.realpath(h) for h in hidden}
+    for directory in on_path:
+        site = os.path.basename(directory) in SITE_DIRECTORIES
+        for entry in contents(directory):
+            if left_out(entry.name, names):
+                excluded.add(entry.path)
+            elif site and entry.name == "__pycache__":
+                excluded.update(e.path for e in contents(entry.path) if left_out(e.name, names))
+            elif entry.name in SITE_DIRECTORIES and entry.path not in on_path:
+                if any(left_out(e.name, names) for e in contents(entry.path)):
+                    excluded.add(entry.path)
+
+    holding = {x[:i] for x in excluded for i in range(1, len(x)) if x[i] == "/"}  # what lies above each
+
+    found = dict.fromkeys([*rules["read"], f"/proc/{os.getpid()}"])
+
+    def grant(path, link, directory):
+        real = os.path.realpath(path) if link else path
+        if real in excluded:
+            return
+        if real not in holding:
+            found[path] = directory
+            return
+        for entry in contents(real):
+            grant(entry.path, entry.is_symlink(), entry.is_dir())
+
+    for tree in dict.fromkeys([*(os.path.realpath(t) for t in rules["libraries"] if os.path.exists(t)), *on_path]):
+        grant(tree, False, None)
+    return found
+
+
+def restrict_files(plan: dict) -> dict:
+    """Landlock (``landlock``): read only what ``readable`` finds, write only in the working
+    directory, use only ``/dev/null`` and its kind. Returns what held, for the report."""
+    rules = plan["landlock"]
+    if rules is None:
+        return {"abi": 0, "error": "turned off (MICROGRADE_LANDLOCK=0)"}
+    paths = readable(rules, plan["hidden"])
+    sys.modules["_frozen_importlib_external"].PathFinder.find_spec("micrograde-no-such-module")  # list them now
+    return landlock.restrict(paths, [plan["workdir"]], [f"/dev/{name}" for name in DEVICES])
+
+
 def instruction(code: int, k: int, jt: int | str = 0, jf: int | str = 0) -> list:
     """One BPF instruction; a jump target may be a label until ``seccomp_program`` resolves it."""
     return [code, jt, jf, k]
@@ -387,9 +482,15 @@ def apply(plan: dict) -> dict:
         held["user"] = drop_privileges(plan["workdir"])
     except OSError as exc:
         held["user"] = f"not dropped ({exc})"
-    held["capabilities_left"] = capabilities() != 0
+    held["capabilities"] = capabilities()
+    held["capabilities_left"] = held["capabilities"] != 0
     held["no_new_privs"] = libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    try:
+        held["landlock"] = restrict_files(plan)
+    except OSError as exc:
+        held["landlock"] = {"abi": 0, "error": str(exc)}
     held["seccomp"] = held["no_new_privs"] and install_seccomp()
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith("ctypes.") or m == "_ctypes"]:
         del sys.modules[name]
+    vars(landlock).clear()  # its system-call function too: nothing of ctypes is left for the submission
     return held

@@ -7,6 +7,7 @@ Linux ones.
 
 import itertools
 import os
+import stat
 import sys
 import types
 
@@ -22,6 +23,21 @@ PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os
 
 
 READ_EVENTS = {"open", "os.listdir", "os.scandir", "os.chdir"}
+
+
+# Where each event carries a directory descriptor that the paths before it are relative to (-1, or
+# None, when there is none). Relative to a descriptor of a directory the submission opened (``/``,
+# ``/proc``, site-packages), a path means something the guard cannot see from the path alone: such
+# calls are refused, as are ``os.open`` with ``dir_fd`` (whose ``open`` event does not carry it:
+# ``os.open`` is replaced, see ``install_guard``) and these events given a descriptor instead of a
+# path (``os.listdir(fd)``, ``os.chdir(fd)``, ``os.chmod(fd)``...). No solution needs any of them.
+# Each as (the descriptor's position, the position of the path relative to it).
+DIR_FD_ARGUMENTS = {"os.remove": ((1, 0),), "os.rmdir": ((1, 0),), "os.mkdir": ((2, 0),), "os.chmod": ((2, 0),),
+                    "os.chown": ((3, 0),), "os.rename": ((2, 0), (3, 1)), "os.link": ((2, 0), (3, 1)),
+                    "os.symlink": ((2, 1),), "os.utime": ((3, 0),), "shutil.rmtree": ((1, 0),)}
+# Events whose path may be a descriptor the submission holds: ``open(fd)`` wraps one it opened
+# (a check was made then), ``os.truncate(fd)`` shortens a file it opened for writing.
+DESCRIPTOR_EVENTS = {"open", "os.truncate"}
 
 
 # What no solution needs and what would reach the guard's own objects or rewrite the
@@ -48,13 +64,14 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 MAX_VIOLATIONS = 20
 
 
-def another_process(path):
-    """Whether ``path`` is in another process's ``/proc`` entry (the grader's environment, command line...).
-
-    Without a PID namespace the child shares ``/proc`` with the grading process.
+def another_process(path, own, *, _split=str.split, _isdigit=str.isdigit, _len=len):
+    """Whether ``path`` (an exact ``str``) is in the ``/proc`` entry of a process but ``own`` (a pid, as
+    text): the grader's environment, command line... Without a PID namespace the child shares ``/proc``
+    with the grading process. Only functions bound in advance run: a submission that replaced
+    ``os.getpid`` (to pass the grader's pid for its own) or ``os.sep`` changes nothing.
     """
-    parts = path.split(os.sep)
-    return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and parts[2] != str(os.getpid())
+    parts = _split(path, "/")
+    return _len(parts) > 2 and parts[1] == "proc" and _isdigit(parts[2]) and parts[2] != own
 
 
 def local_module_names(root):
@@ -113,6 +130,8 @@ def install_guard(workdir, hidden, local_names, protected):
     frame holding its state.
     """
     import _frozen_importlib
+    import _imp
+    import posix
 
     violations = []
     # Counts what ``note`` recorded; it only ever goes up, so a record emptied by a
@@ -124,6 +143,7 @@ def install_guard(workdir, hidden, local_names, protected):
     own_namespaces = frozenset(map(id, protected))
     blocked = off_limits(hidden)
     writable = (os.path.realpath(workdir), "/dev/null")
+    own_pid = str(os.getpid())
     importlib_namespace = vars(_frozen_importlib)
 
     def note(what, *, _violations=violations, _noted=noted, _next=next, _append=list.append, _len=len,
@@ -193,16 +213,55 @@ def install_guard(workdir, hidden, local_names, protected):
             path = head
         return False
 
-    def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=os.path.realpath,
+    def resolve(path, *, _lstat=os.lstat, _readlink=os.readlink, _getcwd=os.getcwd, _is_link=stat.S_ISLNK,
+                _item=tuple.__getitem__, _split=str.split, _rpartition=str.rpartition, _startswith=str.startswith,
+                _text=as_text, _list=list, _pop=list.pop, _OSError=OSError, _ValueError=ValueError):
+        """``os.path.realpath`` of an exact ``str``, made only of functions bound before the submission ran:
+        ``os.path.realpath`` looks ``os.lstat``, ``os.readlink`` and ``stat.S_ISLNK`` up when it is called,
+        and a submission that replaced them could make a path outside the working directory look inside."""
+        if not _startswith(path, "/"):
+            try:
+                path = _getcwd() + "/" + path
+            except _OSError:
+                return path
+        pending, resolved, links = _split(path, "/"), "", 0
+        pending.reverse()
+        while pending:
+            part = _pop(pending)
+            if part in ("", "."):
+                continue
+            if part == "..":
+                resolved = _rpartition(resolved, "/")[0]
+                continue
+            candidate = resolved + "/" + part
+            try:
+                link = _is_link(_item(_lstat(candidate), 0))
+            except (_OSError, _ValueError):
+                link = False
+            if not link:
+                resolved = candidate
+                continue
+            links += 1
+            target = _text(_readlink(candidate)) if links <= 40 else None
+            if target is None:  # a loop of links: what it names is nothing the kernel would open
+                return candidate
+            if _startswith(target, "/"):
+                resolved = ""
+            more = _split(target, "/")
+            more.reverse()
+            pending += more
+        return resolved or "/"
+
+    def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=resolve,
                    _roots=writable, _sep=os.sep, _startswith=str.startswith, _other=another_process,
-                   _PermissionError=PermissionError):
+                   _own=own_pid, _PermissionError=PermissionError):
         path = _text(path)
         if path is None:
             return None
         if _reaches(path):
             _note(f"read {path}")
             return _PermissionError(f"{path}: the grader's files are off limits")
-        if _other(_text(_realpath(path)) or ""):
+        if _other(_text(_realpath(path)) or "", _own):
             return _PermissionError(f"{path}: other processes are off limits")
         if writes:
             real = _text(_realpath(path))
@@ -212,13 +271,37 @@ def install_guard(workdir, hidden, local_names, protected):
             return _PermissionError(f"{path}: a submission may only write in its working directory")
         return None
 
-    def decide(event, args, *, _import=check_import, _path=check_path, _guarded=is_guarded, _type=type,
-               _isinstance=isinstance, _str=str, _int=int, _process=frozenset(PROCESS_EVENTS),
-               _paths=frozenset(PATH_EVENTS), _reads=frozenset(READ_EVENTS),
-               _introspection=frozenset(INTROSPECTION_EVENTS), _internals=frozenset(FUNCTION_INTERNALS),
-               _function=function_type, _globals_of=function_globals, _own=own_namespaces, _id=id,
-               _write_flags=WRITE_FLAGS, _PermissionError=PermissionError, _RuntimeError=RuntimeError,
-               _AttributeError=AttributeError):
+    def attribute(event, args, *, _guarded=is_guarded, _type=type, _str=str, _function=function_type,
+                  _globals_of=function_globals, _own=own_namespaces, _id=id, _internals=frozenset(FUNCTION_INTERNALS),
+                  _AttributeError=AttributeError):
+        """The refusal for ``object.__getattr__`` / ``__setattr__`` / ``__delattr__``: ``(obj, name[, value])``."""
+        obj, name = args[0], args[1]
+        if _type(name) is not _str or name not in _internals:
+            return None
+        if _guarded(obj) or (event != "object.__getattr__" and _type(obj) is _function
+                             and (name == "__code__" or _id(_globals_of(obj)) in _own)):
+            return _AttributeError(f"{name} of the grader's functions is off limits")
+        return None
+
+    def relative(what, path, directory, writes, *, _path=check_path, _text=as_text, _type=type, _int=int,
+                 _readlink=os.readlink, _OSError=OSError, _PermissionError=PermissionError):
+        """The refusal of ``path`` relative to the directory descriptor ``directory``. Where that is a
+        way to the grader's files (what the descriptor names, on Linux), the attempt is recorded as if
+        the path had been given whole."""
+        path = _text(path)
+        if path is not None and _type(directory) is _int:
+            try:
+                _path(_readlink(f"/proc/self/fd/{directory}") + "/" + path, writes)
+            except _OSError:
+                pass
+        return _PermissionError(f"{what} relative to a directory descriptor is not allowed while grading")
+
+    def decide(event, args, *, _import=check_import, _path=check_path, _attribute=attribute, _relative=relative,
+               _type=type, _str=str, _int=int, _get=dict.get, _process=frozenset(PROCESS_EVENTS),
+               _reads=frozenset(READ_EVENTS), _introspection=frozenset(INTROSPECTION_EVENTS),
+               _attributes=frozenset(ATTRIBUTE_EVENTS), _dir_fd_arguments=DIR_FD_ARGUMENTS,
+               _descriptors=frozenset(DESCRIPTOR_EVENTS), _write_flags=WRITE_FLAGS,
+               _PermissionError=PermissionError, _RuntimeError=RuntimeError):
         """The refusal (an exception to raise) for one audit event, or ``None``."""
         if event == "import":
             return _import(args[0])
@@ -226,6 +309,13 @@ def install_guard(workdir, hidden, local_names, protected):
             return _PermissionError(f"{event} is not allowed while grading")
         if event in _introspection:
             return _RuntimeError(f"{event} is not available while grading")
+        if event in _attributes:
+            return _attribute(event, args)
+        if _type(args[0]) is _int and event not in _descriptors:
+            return _PermissionError(f"{event} on a file descriptor is not allowed while grading")
+        for position, path in _get(_dir_fd_arguments, event, ()):
+            if args[position] is not None and args[position] != -1:
+                return _relative(event, args[path], args[position], True)
         if event in _reads:
             writes = False
             if event == "open":
@@ -237,19 +327,10 @@ def install_guard(workdir, hidden, local_names, protected):
                 if _type(flags) is _int and flags & _write_flags:
                     writes = True
             return _path(args[0], writes)
-        if event in _paths:
-            for arg in args[:2]:
-                refusal = _path(arg, True)
-                if refusal is not None:
-                    return refusal
-            return None
-        # object.__getattr__ / __setattr__ / __delattr__: (obj, name[, value])
-        obj, name = args[0], args[1]
-        if _type(name) is not _str or name not in _internals:
-            return None
-        if _guarded(obj) or (event != "object.__getattr__" and _type(obj) is _function
-                             and (name == "__code__" or _id(_globals_of(obj)) in _own)):
-            return _AttributeError(f"{name} of the grader's functions is off limits")
+        for arg in args[:2]:  # one of the path events
+            refusal = _path(arg, True)
+            if refusal is not None:
+                return refusal
         return None
 
     def hook(event, args, *, _decide=decide, _handled=HANDLED_EVENTS):
@@ -280,12 +361,48 @@ def install_guard(workdir, hidden, local_names, protected):
             found.append("empty the grader's record of what it refused")
         return found
 
-    functions = (note, is_guarded, as_text, check_import, reaches, check_path, decide, hook, find_spec, recorded)
+    def open_file(path, flags, mode=0o777, *, dir_fd=None, _open=posix.open, _relative=relative,
+                  _write_flags=WRITE_FLAGS):
+        """``os.open``, which refuses ``dir_fd`` (its ``open`` event does not carry it)."""
+        if dir_fd is not None:
+            refusal = _relative("os.open", path, dir_fd, flags & _write_flags)
+            del _relative
+            raise refusal
+        return _open(path, flags, mode)
+
+    def create_builtin(spec, *, _create=_imp.create_builtin, _text=as_text, _getattr=getattr,
+                       _spec=_frozen_importlib.ModuleSpec, _importer=_frozen_importlib.BuiltinImporter,
+                       _ImportError=ImportError):
+        """``_imp.create_builtin``, which makes no second ``posix`` (with the ``open`` of before) and no
+        second ``_imp`` (with this function of before). The name is read once, and a spec of its own
+        is passed on: a spec whose name changes between two reads cannot pass one name to the check
+        and another to the interpreter."""
+        name = _text(_getattr(spec, "name", None))
+        if name is None or name in ("posix", "_imp"):
+            raise _ImportError(f"{name} cannot be made again while grading")
+        return _create(_spec(name, _importer))
+
+    def exec_builtin(module, *, _exec=_imp.exec_builtin, _posix=posix, _ImportError=ImportError):
+        """``_imp.exec_builtin``, which does not run ``posix``'s set-up again (``importlib.reload``),
+        which would put the ``open`` of before back."""
+        if module is _posix:
+            raise _ImportError("posix cannot be reloaded while grading")
+        return _exec(module)
+
+    functions = (note, is_guarded, as_text, check_import, reaches, resolve, check_path, attribute, relative, decide,
+                 hook, find_spec, recorded, open_file, create_builtin, exec_builtin)
     is_guarded.__kwdefaults__ = {**is_guarded.__kwdefaults__, "_ids": frozenset(map(id, functions))}
     _frozen_importlib._find_spec = find_spec
     util = sys.modules.get("importlib.util")
     if util is not None:
         util._find_spec = find_spec
+    # The original ``open`` is named in ``os.supports_dir_fd`` too; without it there, the standard
+    # library (``shutil.rmtree``) takes its paths' way instead of descriptors'.
+    os.supports_dir_fd.discard(posix.open)
+    if "shutil" in sys.modules:
+        sys.modules["shutil"]._use_fd_functions = False
+    os.open = posix.open = open_file
+    _imp.create_builtin, _imp.exec_builtin = create_builtin, exec_builtin
     sys.addaudithook(hook)
     return recorded
 

@@ -7,7 +7,7 @@ submission's own stdout and stderr go elsewhere.
 
 Before any submission code runs, the child confines itself (``confinement``:
 with namespaces a minimal root where the grader's files do not exist; on Linux
-no privileges and a seccomp filter) and installs the audit hook last
+no privileges, Landlock and a seccomp filter) and installs the audit hook last
 (``guard``). Then it loads the submission (``loading``) and answers cases
 (``cases``).
 """
