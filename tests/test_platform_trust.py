@@ -41,15 +41,12 @@ def test_a_forged_replay_cache_grades_as_a_fresh_one(grading, workspace):
 
 
 def test_the_replay_secret_is_out_of_the_submissions_reach(grading, workspace):
-    """A submission that reads the cache's secret where the grader keeps it: it never gets it where the
-    report calls the score tamper-proof (as ``nobody``, in namespaces, or under Landlock)."""
+    """A submission that reads the cache's secret where the grader keeps it never gets it: as ``nobody``,
+    in namespaces, or under Landlock as the grader's own user."""
     path = grading.home / ".cache" / "micrograde" / "replay.key"
     secret = path.read_bytes().hex()
     reader = (f"try:\n    print('key:', open({str(path)!r}, 'rb').read().hex())\n"
               "except Exception as exc:\n    print('refused:', type(exc).__name__)\n")
-    report, result = grading.grade(workspace / "reader", reader + SOLUTION)
-    assert ("key:" in report["output"]) or ("refused:" in report["output"]), report["output"]
-    if secret in report["output"]:
-        assert report["sandbox"]["tamper_proof"] is False, grading.name
-    else:
-        assert verdict(report) == verdict(deserved(SOLUTION))
+    report, _ = grading.grade(workspace / "reader", reader + SOLUTION)
+    assert "refused:" in report["output"] and secret not in report["output"], (grading.name, report["output"])
+    assert verdict(report) == verdict(deserved(SOLUTION)) and report["sandbox"]["tamper_proof"] is True
