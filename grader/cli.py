@@ -92,8 +92,13 @@ def exercise_of(args: argparse.Namespace):
     from grader.exercise.config import load
     from grader.exercise.targets import Exercise
 
+    return Exercise(load(course_file(args)))
+
+
+def course_file(args: argparse.Namespace) -> Path | None:
+    """The course configuration's file: ``--config``, else ``./micrograde.toml`` if there is one."""
     found = Path("micrograde.toml")
-    return Exercise(load(args.config or (found if found.is_file() else None)))
+    return args.config or (found if found.is_file() else None)
 
 
 def run_scaffold(args: argparse.Namespace) -> int:
@@ -110,12 +115,13 @@ def run_template(args: argparse.Namespace) -> int:
     if args.kind in ("classroom50", "github-classroom") and not args.install:
         raise _BadInput(f"template {args.kind} needs --install SOURCE: where to install micrograde from "
                         "(it is not on PyPI), e.g. --install git+https://github.com/ORG/micrograde")
+    exercise, pinned = exercise_of(args), templates.pinned(course_file(args))
     if args.kind == "github-classroom":
-        written = templates.github_classroom(args.directory, args.install, args.submission, exercise_of(args))
+        written = templates.github_classroom(args.directory, args.install, args.submission, exercise, pinned)
     elif args.kind == "classroom50":
-        written = templates.classroom50(args.directory, args.install, args.submission)
+        written = templates.classroom50(args.directory, args.install, args.submission, pinned)
     else:
-        written = templates.gradescope(args.directory)
+        written = templates.gradescope(args.directory, pinned)
     for path in written:
         print(path)
     return EXIT_OK
@@ -169,31 +175,39 @@ def write(path: Path, text: str) -> None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from grader.grade import Options, grade_submission
+    from grader.grade import Options, grade_submission, refused
     from grader.report import handback
+    from grader.submission.errors import InputError
     from grader.submission.siblings import read_as_run
 
     if args.timeout is not None and args.timeout <= 0:
         raise _BadInput("--timeout must be positive")
     # Gradescope shows each test by its own visibility (hidden checks after publishing), so it gets them all.
     audience = "staff" if args.format == "gradescope" else args.audience
-    options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience)
-    submission = read_as_run(args.path, options.config)
-    notebook = handback.graded_notebook(submission)
-    if (args.feedback or args.execute) and notebook is None:
-        option = "--feedback" if args.feedback else "--execute"
-        raise _BadInput(f"{option} needs a notebook submission" + (
-            "; for a .py submission, --html OUT.html writes its file with the feedback in it" if args.feedback
-            else ""))
-    if args.html and notebook is None and not any(s.kind == "py" for s in submission.providers.values()):
-        raise _BadInput("--html needs a notebook or a .py file that defines what is graded")
-    if args.execute:
-        from grader.staff.execute import available
+    options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience, around=(Path.cwd(),))
+    try:
+        submission = read_as_run(args.path, options.config)
+        notebook = handback.graded_notebook(submission)
+        if (args.feedback or args.execute) and notebook is None:
+            option = "--feedback" if args.feedback else "--execute"
+            raise _BadInput(f"{option} needs a notebook submission" + (
+                "; for a .py submission, --html OUT.html writes its file with the feedback in it" if args.feedback
+                else ""))
+        if args.html and notebook is None and not any(s.kind == "py" for s in submission.providers.values()):
+            raise _BadInput("--html needs a notebook or a .py file that defines what is graded")
+        if args.execute:
+            from grader.staff.execute import available
 
-        if not available():
-            raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
-    started = time.monotonic()
-    report = grade_submission(submission, options)
+            if not available():
+                raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
+        started = time.monotonic()
+        report = grade_submission(submission, options)
+    except InputError as exc:
+        if args.format == "text" or args.feedback or args.html or args.execute:
+            raise
+        # A platform that shows the student the report (Gradescope, Classroom 50) must show why.
+        print(f"micrograde: {exc}", file=sys.stderr)
+        return finish(refused(args.path, options, str(exc)), args, 0.0)
     if args.execute:
         from grader.staff.execute import execute_notebook  # noqa: I001 (optional extra)
 
@@ -206,15 +220,20 @@ def run_grade(args: argparse.Namespace) -> int:
         page = (handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True)
                 if notebook is not None else handback.source_notebook(report, submission))
         write(args.html, handback.render_html(page))
-    text = render(report, args, time.monotonic() - started)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        write(args.output, text)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         from grader.report.github import report_to_github
 
         report_to_github(report, submission, sys.stderr)
+    return finish(report, args, time.monotonic() - started)
+
+
+def finish(report, args: argparse.Namespace, seconds: float) -> int:
+    """Write the report where it goes; the exit status it earns."""
+    text = render(report, args, seconds)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write(args.output, text)
     if args.fail_under is not None:
         return EXIT_OK if report.score >= args.fail_under else EXIT_LOST_POINTS
     return EXIT_OK if report.perfect else EXIT_LOST_POINTS

@@ -35,7 +35,7 @@ from grader.judging.judge import (
     malformed,
 )
 from grader.judging.plan import plan_backward, plan_op
-from grader.report.model import CheckResult, Report
+from grader.report.model import CheckResult, Diagnosis, Report
 from grader.submission import shape
 from grader.submission.errors import InputError
 from grader.submission.siblings import read_as_run
@@ -49,6 +49,9 @@ class Options:
     config: Config | None = None  # None: the default exercise
     timeout: float | None = None  # seconds for loading and for each target, instead of the config's
     audience: str = "student"  # "staff" also runs and reports the checks hidden from students
+    # Where else a course configuration of the submission's may lie (the directory a course's CI grades
+    # in), besides the submission's own: any found there is ignored, with a warning.
+    around: tuple[Path, ...] = ()
 
     def exercise(self) -> Exercise:
         config = self.config or course_config.default()
@@ -152,17 +155,12 @@ class TargetRun:
         result = self.result(check, "passed")
         if check.generated:
             from grader.search.engine import search
+            from grader.search.generable import Space
 
             target, roots = (self.target.name, 1) if self.target.kind == "op" else (None, 2)
-            ops = self.exercise.generated_ops
-
-            def strategy():  # Hypothesis is imported only if the search has to run it
-                from grader.search.strategies import expressions
-
-                return expressions(target, roots=roots, ops=ops)
-
-            verdicts = search(strategy, self.answered, check.focus, self.exercise.config.examples,
-                              key=f"{target}:{roots}:{','.join(ops)}", target=target)
+            space = Space(target, roots, self.exercise.generated_ops)
+            verdicts = search(space, self.answered, check.focus, self.exercise.config.examples,
+                              judgeable=lambda case: self.prepare(case, check) is not None)
             if self.lost is not None and not verdicts:
                 raise self.lost  # lost before any failure: the check is lost with its child
         else:
@@ -216,6 +214,22 @@ def grade(path: Path, options: Options | None = None, siblings: bool = True) -> 
     return grade_submission(read_as_run(path, exercise.config, siblings), options)
 
 
+def refused(path: Path, options: Options, reason: str) -> Report:
+    """The report of a submission refused before anything ran (too many files, too large, not a
+    notebook...): a ``load-error`` saying why, and every check not run, so that a platform that
+    shows the student a report (Gradescope, Classroom 50) shows them the reason."""
+    exercise = options.exercise()
+    report = Report(str(path), targets=list(exercise.names), config=exercise.config.to_json(),
+                    audience=options.audience)
+    report.diagnoses.append(Diagnosis("load-error", "submission",
+                                      feedback.message("load-error", "submission", None, "both", reason)))
+    report.checks.extend(CheckResult(c.id, target.name, c.title, "error", target.points_of(c),
+                                     message=f"not run: {reason}", hidden=c.id in target.hidden)
+                         for target in exercise.targets for c in target.checks
+                         if options.audience == "staff" or c.id not in target.hidden)
+    return report
+
+
 def grade_submission(submission: Submission, options: Options | None = None) -> Report:
     options = options or Options()
     for source in dict.fromkeys(submission.providers.values()):
@@ -228,6 +242,8 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
     if renamed:
         report.warnings.append(renamed)
     report.warnings.extend(note for source in dict.fromkeys(submission.providers.values()) for note in source.notes)
+    own = submission.path if submission.path.is_dir() else submission.path.parent
+    report.warnings.extend(course_config.ignored([own, *options.around], exercise.config))
     with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
         session = Session(submission, Path(tmp), exercise)
         try:

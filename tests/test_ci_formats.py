@@ -157,7 +157,8 @@ def test_github_classroom_template(tmp_path):
     assert result.returncode == 0
     workflow = (tmp_path / ".github" / "workflows" / "classroom.yml").read_text()
     assert "python -m pip install git+https://example.org/m.git" in workflow
-    assert "micrograde grade exercises/ --format json --output micrograde.json" in workflow
+    grading = 'micrograde grade exercises/ --config "$course/micrograde.toml" --format json --output micrograde.json'
+    assert grading in workflow
     exercise = Exercise(default())
     every = [(t, c) for t in exercise.targets for c in t.checks]
     assert workflow.count("uses: classroom-resources/autograding-command-grader@v1") == len(every)

@@ -233,10 +233,13 @@ def test_classroom50_reference_gets_full_marks(autograder, tmp_path):
     assert all(t["passed"] for t in result["tests"])
 
 
-def test_classroom50_ungradable_submission_is_an_error(autograder, tmp_path):
+def test_classroom50_ungradable_submission_gets_a_result_that_says_why(autograder, tmp_path):
     repo = tmp_path / "student"
     (repo / "exercises").mkdir(parents=True)
     (repo / "exercises" / "notes.txt").write_text("nothing here")
     done, result = run_autograder(autograder, repo)
-    assert done.returncode == 1 and result is None
+    assert done.returncode == 0, done.stderr
+    jsonschema.validate(result, RESULT_V1)
+    assert result["score"] == 0 and not any(t["passed"] for t in result["tests"])
+    assert all("no .py or .ipynb" in t["message"] and t["diagnoses"] == [] for t in result["tests"])
     assert "no .py or .ipynb" in done.stderr

@@ -368,3 +368,47 @@ def test_stored_reads_without_running_student_code():
     exec(attack("computed_property"), namespace)
     with pytest.raises(AttributeError):
         reading.stored(namespace["Value"](1.0), "grad")
+
+
+class Lying(float):
+    """A float that says another number than the one it stores, each time it is converted or compared."""
+
+    def __float__(self):
+        return 123.0
+
+    def __repr__(self):
+        return "123.0"
+
+    __eq__ = __sub__ = __add__ = __mul__ = lambda self, other: 123.0
+
+    @property
+    def __class__(self):
+        return float
+
+
+class LyingInt(int):
+    def __float__(self):
+        return 123.0
+
+    __index__ = __float__
+
+
+def test_a_number_is_read_for_what_it_stores_not_what_its_methods_say():
+    assert reading.number(Lying(2.0)) == 2.0 and type(reading.number(Lying(2.0))) is float
+    assert reading.number(LyingInt(3)) == 3.0
+    assert reading.number(Lying(math.inf)) == {"invalid": "inf"}
+    assert reading.number(True) == {"invalid": "bool"}
+
+
+def test_a_grad_that_converts_to_another_number_is_read_as_stored(tmp_path, mode):
+    """Every gradient and value is stored as a float whose ``__float__`` says 123.0: the grader reads the
+    stored numbers, so the (otherwise right) engine gets every point of its own."""
+    backward = "        for node in reversed(topo):\n            node._backward()\n"
+    lying = SOLUTION.replace("class Value", "class Lying(float):\n    def __float__(self):\n        return 123.0\n\n\n"
+                             "class Value", 1)
+    lying = lying.replace(backward, backward + "        for node in topo:\n"
+                          "            node.grad, node.data = Lying(node.grad), Lying(node.data)\n")
+    assert lying.count("Lying(node.grad)") == 1
+    report = run(tmp_path, lying)
+    scores = report.target_scores()
+    assert all(scores[target][0] == scores[target][1] for target in OPS), report.diagnoses

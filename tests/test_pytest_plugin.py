@@ -6,7 +6,9 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+import pytest
 from helpers import ROOT, SOLUTION
 from recipes import run_recipe
 from test_ci_formats import BUGGY
@@ -14,12 +16,15 @@ from test_ci_formats import BUGGY
 from grader.exercise.config import default
 from grader.exercise.targets import Exercise
 
+PYTEST = str(Path(sys.executable).parent / "pytest")  # the command, as a course runs it
+COURSE = [PYTEST, "--noconftest", "-c", "/dev/null", "-p", "no:cacheprovider"]  # nothing of the tree loads
 
-def pytest_micrograde(tmp_path, submission) -> tuple[subprocess.CompletedProcess, ET.Element]:
+
+def pytest_micrograde(tmp_path, submission, command: list[str] = COURSE) -> tuple[subprocess.CompletedProcess,
+                                                                                  ET.Element]:
     """pytest as a course's CI runs it, in a folder of its own, with JUnit XML for the reporters."""
     junit = tmp_path / "junit.xml"
-    result = subprocess.run([sys.executable, "-m", "pytest", "--micrograde", str(submission), "-rA",
-                             f"--junitxml={junit}", "-p", "no:cacheprovider"],
+    result = subprocess.run([*command, "--micrograde", str(submission), "-rA", f"--junitxml={junit}"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
     return result, ET.parse(junit).getroot()
 
@@ -70,6 +75,57 @@ def test_a_buggy_file_fails_exactly_its_checks(tmp_path):
 
 
 def test_a_missing_submission_is_a_usage_error(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "pytest", "--micrograde", str(tmp_path / "nope.py"),
-                             "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True)
+    result = subprocess.run([*COURSE, "--micrograde", str(tmp_path / "nope.py")], cwd=tmp_path,
+                            capture_output=True, text=True)
     assert result.returncode == 4 and "no such file" in result.stderr
+
+
+HOSTILE = "import pathlib; pathlib.Path({mark!r}).touch()\n"
+# Each would pass every check if it ran: a hook that turns every report into a pass.
+PASS_ALL = ("import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+            "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")
+
+
+def hostile_tree(tmp_path: Path, ini: str) -> Path:
+    """A student's checkout: a buggy engine, and a conftest.py, an ini file (``ini``) that loads a ``-p``
+    plugin of the tree, that plugin, and a test file, each leaving a mark if it runs."""
+    tree = tmp_path / "checkout"
+    tree.mkdir()
+    (tree / "engine.py").write_text(BUGGY)
+    for name in ("conftest", "evil", "test_student"):
+        (tree / f"{name}.py").write_text(HOSTILE.format(mark=str(tmp_path / f"{name}.ran")) + PASS_ALL)
+    options = "addopts = -p evil\nrequired_plugins = evil\n"
+    if ini == "pytest.ini":
+        (tree / "pytest.ini").write_text(f"[pytest]\n{options}")
+    else:
+        (tree / "pyproject.toml").write_text(f"[tool.pytest.ini_options]\n{options}")
+    return tree
+
+
+@pytest.mark.parametrize("ini", ["pytest.ini", "pyproject.toml"])
+def test_nothing_of_the_students_tree_loads_into_pytest(mode, tmp_path, ini):
+    tree = hostile_tree(tmp_path, ini)
+    result, root = pytest_micrograde(tree, tree / "engine.py")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.ran")) == []
+    failed = sorted(name for name, outcome in outcomes(root).items() if outcome == "failed")
+    assert "mul::reused-node" in failed and len(outcomes(root)) == 29  # the real grade, only the checks
+
+
+@pytest.mark.parametrize("command", [
+    [PYTEST, "-c", "/dev/null"],  # conftest.py would load
+    [PYTEST, "--noconftest"],  # the tree's ini file is read
+    [sys.executable, "-m", "pytest", "--noconftest", "-c", "/dev/null"],  # the tree is on sys.path
+    [PYTEST, "--noconftest", "-c", "/dev/null", "-p", "evil"],  # a plugin of the tree (on PYTHONPATH)
+])
+def test_an_invocation_that_would_load_the_tree_is_refused(tmp_path, command, monkeypatch):
+    tree = hostile_tree(tmp_path, "pytest.ini")
+    (tree / "pytest.ini").write_text("[pytest]\npython_files = *.py\n")  # an ini file that loads no plugin
+    if "evil" in command:
+        monkeypatch.setenv("PYTHONPATH", str(tree))
+    result = subprocess.run([*command, "-p", "no:cacheprovider", "--micrograde", "engine.py"], cwd=tree,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert [line for line in result.stderr.splitlines() if line.startswith("ERROR: micrograde: refusing")]
+    assert "passed" not in result.stdout.lower()
+    assert not (tmp_path / "conftest.ran").exists()  # refused before any conftest.py loads

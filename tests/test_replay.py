@@ -12,15 +12,19 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS, ROOT, SOLUTION
 
+from grader import keyfile
 from grader.exercise.config import default
 from grader.exercise.targets import Exercise
 from grader.grade import grade
 from grader.search import replay
+from grader.search.generable import Space
 from grader.search.replay import ReplayCache
 
 MUTANTS = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
 SEARCHED = {"add", "mul", "pow", "tanh", "backward"}  # the targets with a generated check
-ADD_SEARCH = "add:1:add,mul,pow,tanh"  # the cache key grade.py gives the generated check of add
+OPS = ("add", "mul", "pow", "tanh")
+ADD_SEARCH = Space("add", 1, OPS)  # the search of the generated check of add
+SEARCHES = [Space(op, 1, OPS) for op in OPS] + [Space(None, 2, OPS)]  # every search of the default course
 
 
 def mutate(replacements: list[list[str]]) -> str:
@@ -79,10 +83,12 @@ def test_the_cache_is_written_atomically_and_never_next_to_the_submission(tmp_pa
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in work.iterdir()) == ["submission.py"]
     cache = tmp_path / "xdg" / "micrograde"
-    trees = [p for p in cache.iterdir() if p.name != "hypothesis"]
+    trees = [p for p in cache.iterdir() if p.name not in ("hypothesis", replay.SECRET_NAME)]
     assert len(trees) == 5 and all(p.suffix == ".json" and not p.name.startswith(".") for p in trees)
     # Hypothesis's own home (the constants it parsed out of local modules), as private as the cache
-    assert sorted(p.name for p in cache.iterdir()) == sorted([*(p.name for p in trees), "hypothesis"])
+    assert sorted(p.name for p in cache.iterdir()) == sorted([*(p.name for p in trees), "hypothesis",
+                                                              replay.SECRET_NAME])
+    assert oct((cache / replay.SECRET_NAME).stat().st_mode & 0o777) == "0o600"
     assert oct(cache.stat().st_mode & 0o777) == oct((cache / "hypothesis").stat().st_mode & 0o777) == "0o700"
 
 
@@ -128,8 +134,9 @@ def test_once_the_openings_are_kept_no_grade_imports_hypothesis_not_even_a_faili
     assert generated["status"] == "failed" and generated["counterexample"]["expression"] == "(a * a)"
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-key", "wrong-checksum", "bad-case", "bad-shape",
-                                    "empty", "world-writable", "not-ours", "symlink"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-key", "wrong-mac", "bad-case", "bad-shape",
+                                    "empty", "world-writable", "not-ours", "symlink", "secret-readable",
+                                    "secret-not-ours", "secret-replaced"])
 def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, damage, tmp_path):
     cache, examples = a_cache(cache_dir)
     good = cache.path.read_bytes()
@@ -139,8 +146,8 @@ def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, dam
 
     def write(opening: dict, key: str = header["key"], checked: bool = True) -> None:
         text = json.dumps(opening).encode()
-        sum_of = text if checked else json.dumps(payload).encode()
-        cache.path.write_bytes(json.dumps({"key": key, "checksum": replay.checksum(sum_of)}).encode() + b"\n" + text)
+        mac = keyfile.mac(cache.secret, replay.signed(key, text if checked else json.dumps(payload).encode()))
+        cache.path.write_bytes(json.dumps({"key": key, "mac": mac}).encode() + b"\n" + text)
 
     if damage == "garbage":
         cache.path.write_bytes(b"\x00\xff not json")
@@ -148,7 +155,7 @@ def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, dam
         cache.path.write_bytes(good[: len(good) // 2])
     elif damage == "wrong-key":
         write(fewer, key=header["key"].replace("add:1", "mul:1"))
-    elif damage == "wrong-checksum":
+    elif damage == "wrong-mac":
         write(fewer, checked=False)
     elif damage == "bad-case":
         write({"cases": [*fewer["cases"], {"exprs": [[["leaf", "a"], ["add", 0, 5]]], "inputs": [["a", 2.0]]}]})
@@ -159,14 +166,22 @@ def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, dam
     else:
         write(fewer)
         assert len(cache.load()) == 1  # well formed: only where it is says no
+        secret = cache_dir / replay.SECRET_NAME
         if damage == "world-writable":
             os.chmod(cache.path, 0o666)
+        elif damage == "secret-readable":
+            os.chmod(secret, 0o644)
+        elif damage == "secret-not-ours":
+            os.chown(secret, os.geteuid() + 1, -1)
+        elif damage == "secret-replaced":  # by someone who knows their own secret, not the grader's
+            secret.write_bytes(os.urandom(len(cache.secret)))
         elif damage == "not-ours":
             os.chown(cache.path, os.geteuid() + 1, -1)
         else:
             elsewhere = tmp_path / "elsewhere.json"
             cache.path.rename(elsewhere)
             cache.path.symlink_to(elsewhere)
+    cache = ReplayCache.for_search(ADD_SEARCH, default().examples)
     assert cache.load() is None
     source = mutate(next(m["replace"] for m in MUTANTS if m["name"] == "add-overwrite"))
     (tmp_path / "buggy.py").write_text(source)
@@ -174,19 +189,21 @@ def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, dam
     assert report.codes("add") == ["grad-overwrite"]
     assert not cache.path.is_symlink()
     grade(CORPUS / "solution.py")
+    cache = ReplayCache.for_search(ADD_SEARCH, default().examples)
     assert cache.load() == examples  # replaced by the real opening
+    assert oct((cache_dir / replay.SECRET_NAME).stat().st_mode & 0o777) == "0o600"
 
 
 def test_an_unsafe_cache_directory_is_not_used(cache_dir):
     cache_dir.mkdir(mode=0o777)
     os.chmod(cache_dir, 0o777)
-    assert ReplayCache.for_search("add:1", 20) is None
+    assert ReplayCache.for_search(ADD_SEARCH, 20) is None
     report = grade(CORPUS / "solution.py")
     assert report.score == report.max_score and list(cache_dir.iterdir()) == []
 
 
 def test_replay_can_be_turned_off(cache_dir, monkeypatch):
     monkeypatch.setenv("MICROGRADE_REPLAY", "0")
-    assert ReplayCache.for_search("add:1", 20) is None
+    assert ReplayCache.for_search(ADD_SEARCH, 20) is None
     grade(CORPUS / "solution.py")
     assert not cache_dir.exists()

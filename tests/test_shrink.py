@@ -8,8 +8,10 @@ import pytest
 
 from grader.exercise.cases import Case, case
 from grader.exercise.expr import features, leaf, safe_domain
+from grader.exercise.ops import CLASSIC
 from grader.judging.judge import Verdict
 from grader.search import engine, shrink
+from grader.search.generable import Space
 from grader.search.strategies import expressions
 
 a, b, c = leaf("a"), leaf("b"), leaf("c")
@@ -109,8 +111,7 @@ def test_an_erratic_submission_is_shown_the_same_cases_with_and_without_kept_ope
 
     def run() -> tuple[list, list]:
         seen: list = []
-        found = engine.search(lambda: expressions("mul"), evaluator(erratic, seen), "grad", 30,
-                              key="erratic", target="mul")
+        found = engine.search(Space("mul", 1, CLASSIC), evaluator(erratic, seen), "grad", 30)
         return seen, [v.case for v in found]
 
     monkeypatch.setenv("MICROGRADE_REPLAY", "1")

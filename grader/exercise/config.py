@@ -202,3 +202,33 @@ def load(path: Path | None) -> Config:
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: no [tool.micrograde] table")
     return parse(data, str(path))
+
+
+CONFIG_BYTES = 1024 * 1024  # a course configuration is a few lines; a bigger file is nobody's
+
+
+def found_in(directory: Path) -> list[Path]:
+    """The course configurations in ``directory``: ``micrograde.toml``, and a ``pyproject.toml`` with a
+    ``[tool.micrograde]`` table (nothing is followed or read beyond ``CONFIG_BYTES``)."""
+    found = []
+    for name in ("micrograde.toml", "pyproject.toml"):
+        path = directory / name
+        try:
+            if not path.is_file() or path.stat().st_size > CONFIG_BYTES:
+                continue
+            data = tomllib.loads(path.read_text(encoding="utf-8")) if name == "pyproject.toml" else {}
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        if name == "micrograde.toml" or isinstance(data.get("tool", {}).get("micrograde"), dict):
+            found.append(path)
+    return found
+
+
+def ignored(directories: list[Path], used: Config) -> list[str]:
+    """Warnings for every course configuration in ``directories`` (the submission's) other than the one
+    that grades (``used``): a submission never configures its own grading."""
+    in_use = Path(used.source).resolve() if used.source != "default" else None
+    paths = dict.fromkeys(path.resolve() for directory in directories for path in found_in(directory))
+    return [f"{path.name} in the submission ({path.parent}) was ignored: the course's own configuration "
+            "grades it" + (" (the pyproject.toml's [tool.micrograde] table)" if path.name == "pyproject.toml" else "")
+            for path in paths if path != in_use]

@@ -14,19 +14,38 @@ from dataclasses import dataclass, field
 
 SCHEMA_VERSION = 1
 CASE = "Smallest failing case"  # how a check's and a diagnosis's message introduce their counterexample
-_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+# Control characters but tab and newline (C0, DEL, C1: CR, ESC, CSI, NEL...); the line and paragraph
+# separators; bidirectional controls and marks; the byte-order mark; lone surrogates; the two noncharacters
+# U+FFFE and U+FFFF.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                     "\ufeff\ud800-\udfff\ufffe\uffff]")
 
 
 def printable(text: str) -> str:
-    """``text`` with what no report format can carry made visible: control characters (NUL, ESC, CSI...)
-    and lone surrogates become ``\\x00``-style escapes; newlines and tabs stay.
+    """``text`` with every character a reader would act on made visible: control characters (NUL, CR,
+    ESC, CSI...), line separators (U+2028, U+2029, U+0085), bidirectional controls (U+202A-U+202E,
+    U+2066-U+2069), lone surrogates and U+FFFE/U+FFFF become ``\\x00``-style escapes; newlines and
+    tabs stay.
 
-    A submission controls its own exception messages and printed output, and
-    XML cannot hold NUL at all, a terminal obeys ESC, and UTF-8 cannot encode a
-    lone surrogate: every format renders report text through this first.
+    A submission controls its own exception messages, printed output and file
+    names: XML cannot hold NUL or U+FFFE at all, a terminal obeys ESC and CR,
+    UTF-8 cannot encode a lone surrogate, an editor or a Markdown renderer
+    starts a new line at U+2028, and a bidirectional override makes one text
+    read as another: every format renders report text through this first.
     """
     return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
                        else f"\\u{ord(m.group()):04x}", text)
+
+
+def one_line(text: str) -> str:
+    """``printable`` text on one line: newlines and tabs escaped too (a CSV cell, a progress line)."""
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def name(text: str) -> str:
+    """A name a student chose (their file's), on one line, with backslashes doubled, so that two names
+    never look the same (``a\\rb`` the file name is not ``a<CR>b``)."""
+    return one_line(text.replace("\\", "\\\\"))
 
 
 def printable_tree(data: object) -> object:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from grader.judging.judge import Verdict
+from grader.search.generable import Space
 from grader.search.replay import ReplayCache, private_directory, usable_directory
 from grader.search.shrink import shrink
 
@@ -93,19 +94,31 @@ def generate(strategy: Callable[[], object], max_examples: int) -> list:
     return list(examples)
 
 
-def opening(strategy: Callable[[], object], max_examples: int, key: str) -> list:
-    """The opening of the search ``key`` names: from the cache if it has it, else generated (and kept)."""
-    cache = ReplayCache.for_search(key, max_examples)
+def strategy(space: Space):
+    """The Hypothesis strategy of ``space`` (Hypothesis is imported only when a search has to run it)."""
+    from grader.search.strategies import expressions
+
+    return expressions(space.target, roots=space.roots, ops=space.ops)
+
+
+def opening(space: Space, max_examples: int, judgeable: Callable[[object], bool] = lambda case: True) -> list:
+    """The opening of the search of ``space``: from the cache if it has it, else generated (and kept).
+
+    A kept opening with a case the grader cannot judge (``judgeable``) is dropped and generated again:
+    a case is charged to the submission only if a fresh search would have shown it too."""
+    cache = ReplayCache.for_search(space, max_examples)
     cases = cache.load() if cache is not None else None
+    if cases is not None and not all(judgeable(case) for case in cases):
+        cases = None
     if cases is None:
-        cases = generate(strategy, max_examples)
+        cases = generate(lambda: strategy(space), max_examples)
         if cache is not None:
             cache.store(cases)
     return cases
 
 
-def search(strategy: Callable[[], object], evaluate_many: Callable[[list], list[Verdict]], focus: str,
-           max_examples: int, *, key: str, target: str | None) -> list[Verdict]:
+def search(space: Space, evaluate_many: Callable[[list], list[Verdict]], focus: str,
+           max_examples: int, judgeable: Callable[[object], bool] = lambda case: True) -> list[Verdict]:
     """Verdicts of the failing cases found (empty when every generated case passed): the first
     failure of the opening, then those found while shrinking it.
 
@@ -114,13 +127,13 @@ def search(strategy: Callable[[], object], evaluate_many: Callable[[list], list[
     opening would have met after it (a wrong value further on can make a later
     case crash, or hide a fault by a coincidence).
 
-    ``strategy`` makes the Hypothesis strategy, only if the opening has to be
-    generated; ``key`` names it in the cache (the same key, the same examples);
-    ``evaluate_many`` runs cases in order and returns their verdicts;
-    ``target`` is the op every shrunk case keeps (``None``: any).
+    ``space`` is what the search draws from (its key names it in the cache: the
+    same key, the same examples); every shrunk case keeps its target op (if any);
+    ``evaluate_many`` runs cases in order and returns their verdicts; ``judgeable``
+    says whether the grader can judge a case at all (see ``opening``).
     ``evaluate_many`` may answer fewer cases than it was given (the child was
     lost): the search ends there, with what it found.
     """
-    cases = opening(strategy, max_examples, key)
+    cases = opening(space, max_examples, judgeable)
     first = next((v for v in (evaluate_many(cases) if cases else []) if not v.passed(focus)), None)
-    return [first, *shrink(first, evaluate_many, focus, target)] if first is not None else []
+    return [first, *shrink(first, evaluate_many, focus, space.target)] if first is not None else []

@@ -7,16 +7,34 @@ use and without any submission, and kept; a failure among them is shrunk by
 micrograde itself (``grader.search.shrink``), so no grade with a kept opening
 imports Hypothesis, whether the submission passes or fails.
 
-The cache holds examples to try, never verdicts: every verdict comes from
-running the submission. It is trusted only when it is certainly ours: a file
-is read only if it is a regular file owned by this user and writable by no
-one else, in a directory that is the same, and only if it names the exact
-key it was made for (the Hypothesis and micrograde versions, a fingerprint
-of the grader's strategy and case code, the caller's key and
-``max_examples``) and its checksum holds. Anything else is ignored and
-replaced. Files are written atomically, and only under a user cache
-directory or beside the installed package: never in the working directory,
-so never next to a submission.
+The cache holds examples to try, never verdicts, and it can neither weaken nor
+break a grade: a file is used only if all of these hold, and is otherwise
+ignored (silently: it is the machine's business, not a student's) and replaced.
+
+- It is authenticated: its header carries an HMAC-SHA256, over the key it was
+  made for (the Hypothesis and micrograde versions, a fingerprint of the
+  grader's strategy and case code, the search and ``max_examples``) and the
+  cases, under a secret of 32 random bytes (``secrets.token_bytes``) kept in
+  the cache directory as ``replay.key``, mode 0600. The secret never goes to a
+  child, and no child can read it: as root the child runs as ``nobody``, who
+  may not read a 0600 file of root's; with namespaces the child's file system
+  is a minimal root in which no cache or home directory exists; without
+  either, the Landlock layer denies the child the home and cache directories.
+  A process of the same user with none of those layers could read it, and
+  such a grade is already reported as not tamper-proof (``grader.child.sandbox``).
+  A checksum would not do: anyone who can write the file can compute one.
+- Every case in it is one the search's strategy could have generated
+  (``grader.search.generable``): the same leaf names and values, plain numbers,
+  exponents, ops and shapes, all where the ops are safe. So even a file
+  written under a leaked secret cannot show a case outside the search, and a
+  case the grader cannot judge (``pow(-8, 0.5)``) never reaches a submission.
+- The file, the secret and their directory are regular files and directories
+  owned by this user and writable by no one else (the secret readable by no
+  one else either), opened without following links.
+
+Files are written atomically, and only under a user cache directory or beside
+the installed package: never in the working directory, so never next to a
+submission.
 
 ``MICROGRADE_CACHE_DIR`` chooses the directory; ``MICROGRADE_REPLAY=0`` turns
 replay off, so every search has Hypothesis generate its opening again.
@@ -35,10 +53,13 @@ import tempfile
 from pathlib import Path
 
 import grader
+from grader import keyfile
 from grader.exercise.cases import Case
 from grader.exercise.ops import OPS
+from grader.search.generable import Space, generable
 
-FORMAT = 3
+FORMAT = 4
+SECRET_NAME = "replay.key"
 MAX_BYTES = 1024 * 1024  # an opening is a few kilobytes; a bigger file is not ours
 SOURCES = Path(grader.__file__).parent  # the code the examples depend on: exercise/ and search/
 # What follows the kind in each kind of node.
@@ -150,8 +171,9 @@ def storable(case: object) -> bool:
     return isinstance(case, Case) and decode(json.loads(json.dumps(encode(case)))) == case
 
 
-def checksum(payload: bytes) -> str:
-    return hashlib.sha256(payload).hexdigest()
+def signed(key: str, payload: bytes) -> bytes:
+    """What a file's HMAC covers: the key it was made for and the cases, so a file holds for one search only."""
+    return key.encode() + b"\0" + payload
 
 
 _READ: dict[Path, tuple[tuple, list[Case]]] = {}  # openings already read by this process, by file identity
@@ -160,23 +182,25 @@ _READ: dict[Path, tuple[tuple, list[Case]]] = {}  # openings already read by thi
 class ReplayCache:
     """The opening of one search, in one file named by the hash of its key.
 
-    The file is a header line (the key and the checksum of the rest) and the
-    cases as one line of JSON.
+    The file is a header line (the key and the HMAC of the rest) and the cases
+    as one line of JSON.
     """
 
-    def __init__(self, directory: Path, key: str):
-        self.key = key
+    def __init__(self, directory: Path, space: Space, key: str, secret: bytes):
+        self.space, self.key, self.secret = space, key, secret
         self.path = directory / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
 
     @classmethod
-    def for_search(cls, key: str, max_examples: int) -> ReplayCache | None:
+    def for_search(cls, space: Space, max_examples: int) -> ReplayCache | None:
         """The cache of one search, or ``None`` when replay is off or there is nowhere safe to keep it."""
         if not enabled():
             return None
         directory = usable_directory()
-        if directory is None:
+        found = keyfile.secret(directory, SECRET_NAME) if directory is not None else None
+        if found is None:
             return None
-        return cls(directory, f"format {FORMAT}; {fingerprint()}; {key}; max_examples {max_examples}")
+        key = f"format {FORMAT}; {fingerprint()}; {space.key}; max_examples {max_examples}"
+        return cls(directory, space, key, found)
 
     def load(self) -> list[Case] | None:
         """The stored opening, or ``None`` when there is none we can trust.
@@ -192,7 +216,8 @@ class ReplayCache:
             if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022
                     or info.st_size > MAX_BYTES):
                 return None
-            identity = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size, self.key)
+            identity = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size, self.key,
+                        self.secret)
             if _READ.get(self.path, (None,))[0] == identity:
                 return list(_READ[self.path][1])
             opening = self._parse(fh)
@@ -201,12 +226,13 @@ class ReplayCache:
             return opening
 
     def _parse(self, fh) -> list[Case] | None:
-        """The cases in the open file ``fh``, if its key and checksum hold and every case is well formed."""
+        """The cases in the open file ``fh``, if its key and HMAC hold and every case is one the search
+        could have generated."""
         try:
             header, _, payload = fh.read(MAX_BYTES + 1).partition(b"\n")
             header = json.loads(header)
             if (not isinstance(header, dict) or header.get("key") != self.key
-                    or header.get("checksum") != checksum(payload)):
+                    or not keyfile.holds(self.secret, signed(self.key, payload), header.get("mac"))):
                 return None
             data = json.loads(payload)
         except (ValueError, OSError):
@@ -214,7 +240,7 @@ class ReplayCache:
         if not isinstance(data, dict) or set(data) != {"cases"} or not isinstance(data["cases"], list):
             return None
         cases = [decode(case) for case in data["cases"]]
-        return cases if cases and None not in cases else None
+        return cases if cases and all(generable(case, self.space) for case in cases) else None
 
     def store(self, cases: list) -> None:
         """Keep ``cases`` as the opening (nothing is kept unless every case survives the trip exactly)."""
@@ -223,7 +249,7 @@ class ReplayCache:
         payload = json.dumps({"cases": [encode(case) for case in cases]}, separators=(",", ":")).encode()
         if len(payload) > MAX_BYTES // 2:
             return
-        header = json.dumps({"key": self.key, "checksum": checksum(payload)}).encode()
+        header = json.dumps({"key": self.key, "mac": keyfile.mac(self.secret, signed(self.key, payload))}).encode()
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".replay-", suffix=".tmp")
         except OSError:

@@ -17,47 +17,16 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from grader.exercise.cases import Case
-from grader.exercise.expr import Expr, prune, safe_domain
-from grader.exercise.ops import CLASSIC, OPS
-from grader.exercise.space import EXPONENTS, INPUTS, NAMES, OTHER_OPERAND
+from grader.exercise.expr import safe_domain
+from grader.exercise.ops import CLASSIC
+from grader.exercise.space import EXPONENTS, INPUTS, OTHER_OPERAND
+from grader.search.generable import MAX_OPERATIONS, PICKS, interpret
 
 
 def _operations(kinds: tuple[str, ...]) -> st.SearchStrategy:
     """One operation: (kind, which earlier node, the other operand, exponent)."""
-    return st.tuples(st.sampled_from(kinds), st.integers(0, 7), st.sampled_from(OTHER_OPERAND),
+    return st.tuples(st.sampled_from(kinds), st.integers(0, PICKS - 1), st.sampled_from(OTHER_OPERAND),
                      st.sampled_from(EXPONENTS))
-
-
-def interpret(operations: list[tuple], target: str | None, n_leaves: int = len(NAMES)) -> Expr:
-    """The expression a list of operations describes; the first one is ``target`` when given."""
-    nodes: list = [("leaf", name) for name in NAMES[:n_leaves]]
-    values = list(range(n_leaves))  # nodes that are Values, not plain numbers
-    for step, (kind, pick, (constant, swapped), exponent) in enumerate(operations):
-        kind = target if step == 0 and target else kind
-        spec = OPS[kind]
-        earlier = values[len(values) - 1 - pick % len(values)]
-        first = earlier if step == 0 else values[-1]
-        if spec.arity == 1:
-            nodes.append((kind, first, *((exponent,) if spec.exponent else ())))
-        elif spec.number_first:
-            nodes.append(("const", 2.0 if constant is None else constant))
-            nodes.append((kind, len(nodes) - 1, first))
-        else:
-            # A plain number goes left only where Python then calls the op's own method back
-            # (2 + a is __radd__ calling __add__); 2 - a would grade __rsub__ instead of __sub__.
-            swapped = swapped and kind in ("add", "mul")
-            if constant is not None:
-                nodes.append(("const", constant))
-                earlier = len(nodes) - 1
-            nodes.append((kind, *((earlier, first) if swapped else (first, earlier))))
-        values.append(len(nodes) - 1)
-    return rename_leaves(prune(tuple(nodes)))
-
-
-def rename_leaves(expr: Expr) -> Expr:
-    """Name the leaves a, b, c in the order they appear, so ``(c * c)`` reads ``(a * a)``."""
-    names = iter(NAMES)
-    return tuple(("leaf", next(names)) if node[0] == "leaf" else node for node in expr)
 
 
 _n_leaves = st.sampled_from((3, 2, 1))  # most first: the more distinct inputs, the more a wrong operand shows
@@ -82,6 +51,6 @@ def expressions(target: str | None = None, roots: int = 1, ops: tuple[str, ...] 
     for a second ``backward()`` that must add to the first one's gradients.
     """
     kinds = ops if target is None else (target, *(k for k in ops if k != target))
-    operations = st.lists(_operations(kinds), min_size=1, max_size=6)
+    operations = st.lists(_operations(kinds), min_size=1, max_size=MAX_OPERATIONS)
     lists = operations.map(lambda ops: [ops]) if roots == 1 else st.lists(operations, min_size=1, max_size=roots)
     return _cases(target, lists)

@@ -20,7 +20,10 @@ Every report is written atomically as soon as it is done, with the hash of
 the submission's content and the settings it was graded with, so an
 interrupted batch restarted with the same arguments skips every student
 already graded whose submission has not changed, and nothing already written
-is ever lost or half-written. A student whose grading process failed is
+is ever lost or half-written. A report is kept only if it is the one the batch
+wrote: each carries an HMAC under a secret of the grader's (``batch.key``, see
+``grader.keyfile``), so a report changed or forged since (with the right
+hashes, by anyone who can write to the output folder) is graded again. A student whose grading process failed is
 graded again on the next run; ``--force`` grades everyone again.
 """
 
@@ -38,10 +41,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, keyfile
 from grader.child.session import STARTUP_SECONDS
 from grader.exercise.config import load
 from grader.exercise.targets import Exercise
+from grader.report.model import name
+from grader.search.replay import usable_directory
 from grader.staff.gradebook import grades_csv, lms_csv
 from grader.staff.summary import summarise, summary_html, summary_markdown
 
@@ -110,15 +115,27 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def cached(student: Student, reports: Path, settings: dict) -> dict | None:
-    """The student's earlier report, if it still holds: the same submission, micrograde and settings,
-    and graded (a grading process that failed is tried again)."""
+SECRET_NAME = "batch.key"
+
+
+def signed(report: dict) -> bytes:
+    """What a report's HMAC covers: all of it but the HMAC, in one canonical form."""
+    return json.dumps({k: v for k, v in report.items() if k != "batch_mac"}, sort_keys=True).encode()
+
+
+def cached(student: Student, reports: Path, settings: dict, secret: bytes | None) -> dict | None:
+    """The student's earlier report, if it still holds: written by a batch under ``secret`` and unchanged
+    since, for the same student, submission, micrograde and settings, and graded (a grading process that
+    failed is tried again). Without a secret nothing is kept."""
     try:
         report = json.loads((reports / f"{student.id}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if (report.get("content_sha256") == student.digest and report.get("micrograde_version") == __version__
-            and report.get("batch_settings") == settings and report.get("status") != "grader-failed"):
+    if (secret is not None and isinstance(report, dict) and keyfile.holds(secret, signed(report),
+                                                                          report.get("batch_mac"))
+            and report.get("student") == student.id and report.get("content_sha256") == student.digest
+            and report.get("micrograde_version") == __version__ and report.get("batch_settings") == settings
+            and report.get("status") != "grader-failed"):
         return report
     return None
 
@@ -290,11 +307,11 @@ class Progress:
             eta = f"{(self.total - self.count) / rate:.0f} s left" if rate else "--"
             bar = "#" * int(30 * self.count / self.total)
             self.stream.write(f"\r[{bar:.<30}] {self.count}/{self.total} {rate:.1f}/s {eta:<12} "
-                              f"{student.id[:24]:<24}")
+                              f"{name(student.id)[:24]:<24}")
             if self.count == self.total:
                 self.stream.write("\n")
         else:
-            self.stream.write(f"{self.count}/{self.total} {student.id}: {score:g} ({status})\n")
+            self.stream.write(f"{self.count}/{self.total} {name(student.id)}: {score:g} ({status})\n")
         self.stream.flush()
 
 
@@ -307,10 +324,12 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, fo
     reports = out / "reports"
     reports.mkdir(parents=True, exist_ok=True)
     progress = Progress(len(students))
+    directory = usable_directory()
+    secret = keyfile.secret(directory, SECRET_NAME) if directory is not None else None
     pending = []
     for student in students:
         student.digest = content_hash(student.path)
-        report = None if force else cached(student, reports, settings)
+        report = None if force else cached(student, reports, settings, secret)
         if report is not None:
             student.report = report
             progress.update(student, cached=True)
@@ -321,6 +340,8 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, fo
         student.report.update({"student": student.id, "content_sha256": student.digest,
                                "micrograde_version": __version__, "batch_settings": settings})
         student.report.setdefault("status", "graded")
+        if secret is not None:
+            student.report["batch_mac"] = keyfile.mac(secret, signed(student.report))
         write_atomically(reports / f"{student.id}.json", json.dumps(student.report, indent=2) + "\n")
         progress.update(student)
 

@@ -1,9 +1,13 @@
 """The class's grades as CSV: ``grades.csv`` for staff, and a file an LMS gradebook imports as it is.
 
 Every cell that is text (a student id, diagnosis codes, a reason) is made safe
-for spreadsheets first: a cell starting with ``=``, ``+``, ``-``, ``@``, a tab or
-a carriage return is a formula to Excel and LibreOffice, and a student chooses
-their own file name.
+for CSV readers and spreadsheets first, since a student chooses their own file
+name: every control character (a carriage return would start a row of its
+own), line separator and bidirectional control is shown as an escape
+(``grader.report.model.printable``; ids also double their backslashes, so two ids
+never look the same), and a cell starting with ``=``, ``+``, ``-``, ``@`` (or
+their full-width forms), a tab or a carriage return, a formula to Excel and
+LibreOffice, starts with ``'``.
 """
 
 from __future__ import annotations
@@ -11,12 +15,20 @@ from __future__ import annotations
 import csv
 import io
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+from grader.report.model import name, one_line
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 def cell(text: str) -> str:
-    """``text`` that a spreadsheet shows as text, never evaluates."""
+    """``text`` on one line, that a spreadsheet shows as text, never evaluates."""
+    text = one_line(text)
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def student_cell(student: str) -> str:
+    """A student id as a cell: like any text, and never the same as another id's."""
+    return cell(name(student))
 
 
 def number(x: float | None) -> str:
@@ -62,7 +74,7 @@ def grades_csv(rows: list[tuple[str, dict]]) -> str:
     for student, report in rows:
         scores = report.get("targets", {})
         writer.writerow([
-            cell(student), number(score_of(report)), number(report.get("max_score", maximum)),
+            student_cell(student), number(score_of(report)), number(report.get("max_score", maximum)),
             *[number(scores[t]["score"]) if t in scores else "" for t in targets],
             report.get("status", "graded"),
             cell(" ".join(f"{d['target']}:{d['code']}" for d in report.get("diagnoses", []))),
@@ -81,5 +93,5 @@ def lms_csv(rows: list[tuple[str, dict]], assignment: str) -> str:
     maximum = class_max_score([report for _, report in rows])
     writer.writerow(["Points Possible", "", "", "", "", number(maximum)])
     for student, report in rows:
-        writer.writerow([cell(student), "", "", cell(student), "", number(score_of(report))])
+        writer.writerow([student_cell(student), "", "", student_cell(student), "", number(score_of(report))])
     return out.getvalue()

@@ -1,4 +1,11 @@
-"""``micrograde template``: ready files a course copies, for Classroom 50, GitHub Classroom and Gradescope."""
+"""``micrograde template``: ready files a course copies, for Classroom 50, GitHub Classroom and Gradescope.
+
+Every template carries the course's configuration (``pinned``: the file given
+with ``--config``, else ``./micrograde.toml``, else the default's text) and
+grades with ``--config`` pointing at its own copy, so a ``micrograde.toml`` or
+``[tool.micrograde]`` a student commits is never read (the report says it was
+ignored).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ import string
 import zipfile
 from pathlib import Path
 
+from grader.exercise.config import DEFAULT
 from grader.exercise.targets import Exercise
 
 HERE = Path(__file__).resolve().parent
@@ -16,7 +24,13 @@ PROJECT_FILES = ("pyproject.toml", "README.md")
 PACKAGES = ("grader", "reference")
 
 
-def github_classroom(directory: Path, install: str, submission: str, exercise: Exercise) -> list[Path]:
+def pinned(path: Path | None) -> tuple[str, str]:
+    """The course configuration a template carries: its file's name and text (the default's without one)."""
+    return ("micrograde.toml", DEFAULT) if path is None else (path.name, path.read_text(encoding="utf-8"))
+
+
+def github_classroom(directory: Path, install: str, submission: str, exercise: Exercise,
+                     config: tuple[str, str]) -> list[Path]:
     """``.github/workflows/classroom.yml``: grade on every push, with points for GitHub Classroom.
 
     One command-grader step per check, each worth that check's points, so the
@@ -43,18 +57,21 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
                 f"          max-score: {target.points_of(check):g}\n")
     # The reporter reads process.env[`${runner.toUpperCase()}_RESULTS`]: hyphens stay.
     results = "".join(f"          {r.upper()}_RESULTS: \"${{{{steps.{r}.outputs.result}}}}\"\n" for r in runners)
+    name, text = config
     workflow = (HERE / "templates" / "classroom.yml").read_text().format(
-        install=install, submission=submission, steps="".join(steps), results=results, runners=",".join(runners))
+        install=install, submission=submission, steps="".join(steps), results=results, runners=",".join(runners),
+        config_name=name, config="".join(f"          {line}".rstrip() + "\n" for line in text.splitlines()))
     path = directory / ".github" / "workflows" / "classroom.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(workflow)
     return [path]
 
 
-def classroom50(directory: Path, install: str, submission: str) -> list[Path]:
+def classroom50(directory: Path, install: str, submission: str, config: tuple[str, str]) -> list[Path]:
     """``autograder.py`` for a course's ``autograders/ASSIGNMENT/`` folder in its Classroom 50 repository."""
     text = string.Template((HERE / "templates" / "classroom50_autograder.py.in").read_text()).substitute(
-        install=json.dumps(install), submission=json.dumps(submission))
+        install=json.dumps(install), submission=json.dumps(submission), config_name=json.dumps(config[0]),
+        config=json.dumps(config[1]))
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "autograder.py"
     path.write_text(text)
@@ -73,13 +90,16 @@ def installed_project_file(name: str) -> str:
     return text.format(version=version("micrograde"), dependencies=json.dumps(dependencies))
 
 
-def gradescope(directory: Path) -> list[Path]:
+def gradescope(directory: Path, config: tuple[str, str]) -> list[Path]:
     """``setup.sh``, ``run_autograder`` and this micrograde's source, zipped as Gradescope wants them."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name in ("setup.sh", "run_autograder"):
         path = directory / name
-        shutil.copyfile(HERE / "templates" / name, path)
+        text = (HERE / "templates" / name).read_text()
+        path.write_text(string.Template(text).substitute(config_name=json.dumps(config[0]),
+                                                         config=json.dumps(config[1])) if name == "run_autograder"
+                        else text)
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         written.append(path)
     source = directory / "micrograde"

@@ -28,7 +28,9 @@ def neutralise(code: str) -> str | None:
     if code.lstrip().startswith("%%"):
         return None
     lines = []
-    for line in code.splitlines():
+    # Lines as Python counts them: str.splitlines would also end one at \f, \x1c, U+0085, U+2028...,
+    # which Python reads as part of the line (a comment would then spill into code).
+    for line in re.split(r"\r\n|\r|\n", code):
         for pattern in (_MAGIC_LINE, _HELP_LINE, _IPYTHON_IMPORT):
             match = pattern.match(line)
             if match:
@@ -73,6 +75,23 @@ def plain_v4(raw: bytes) -> dict | None:
         elif not isinstance(source, str):
             return None
     return notebook
+
+
+def without_outputs(raw: bytes) -> bytes | None:
+    """The notebook with every cell's outputs and attachments left out (what is graded is the code),
+    or ``None`` when it is not a notebook's JSON."""
+    try:
+        notebook = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        return None
+    for cell in notebook["cells"]:
+        if isinstance(cell, dict):
+            if "outputs" in cell:
+                cell["outputs"] = []
+            cell.pop("attachments", None)
+    return json.dumps(notebook).encode()
 
 
 def read(raw: bytes, display: str):

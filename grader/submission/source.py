@@ -36,7 +36,8 @@ ROLES = {"Value": "Value", "train_step": "train_step"}  # each role's name in th
 GRADED_METHODS = frozenset({*(op.method for op in OPS.values()), "backward"})
 SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests", "node_modules"}
 MIB = 1024 * 1024
-MAX_FILE_BYTES = {".py": 1 * MIB, ".ipynb": 8 * MIB}
+MAX_FILE_BYTES = {".py": 1 * MIB, ".ipynb": 8 * MIB}  # a notebook's without its outputs, which are never graded
+MAX_NOTEBOOK_BYTES = 64 * MIB  # a notebook as stored, outputs (plots, images) included
 MAX_CODE_BYTES = 2 * MIB  # all the code parsed for one submission, notebook cells included
 MAX_CELLS = 2000  # per notebook: validating one costs time per cell (110,000 cells in 8 MB: 20 s)
 MAX_FILES = 200  # .py and .ipynb files read in a directory
@@ -270,9 +271,9 @@ def read_python(path: Path, display: str) -> SourceFile:
     return source
 
 
-def read_bytes(path: Path, display: str) -> bytes:
-    """The file's bytes, if it is no larger than its kind allows (checked before reading)."""
-    limit = MAX_FILE_BYTES[path.suffix]
+def read_bytes(path: Path, display: str, limit: int | None = None) -> bytes:
+    """The file's bytes, if it is no larger than ``limit`` (its kind's by default; checked before reading)."""
+    limit = limit or MAX_FILE_BYTES[path.suffix]
     try:
         size = path.stat().st_size
         if size > limit:
@@ -285,10 +286,16 @@ def read_bytes(path: Path, display: str) -> bytes:
 
 def read_notebook(path: Path, display: str) -> SourceFile:
     """Each gradable code cell as a unit, not parsed yet."""
-    from grader.submission.notebook import notebook_cells
+    from grader.submission.notebook import notebook_cells, without_outputs
 
     source = SourceFile(path, display, "ipynb")
-    raw = read_bytes(path, display)
+    raw = read_bytes(path, display, MAX_NOTEBOOK_BYTES)
+    limit = MAX_FILE_BYTES[".ipynb"]
+    if len(raw) > limit:  # outputs are never graded: a notebook heavy with plots is graded on its code
+        raw = without_outputs(raw) or raw
+        if len(raw) > limit:
+            raise InputError(f"{display}: {len(raw) / MIB:.1f} MB without its outputs is too large to grade "
+                             f"(at most {limit // MIB} MB)")
     try:
         cells = json.loads(raw).get("cells")
     except (ValueError, AttributeError, RecursionError):

@@ -17,14 +17,21 @@ address = object.__hash__
 
 
 def number(x):
-    """A plain float for JSON, or a description of what the value really was."""
-    if type(x) is float and x - x == 0.0:  # the usual case, first: a finite float (inf - inf is nan)
+    """A plain float for JSON, or a description of what the value really was.
+
+    A subclass of ``float`` or ``int`` is read for the number it stores, through
+    the base type's own C conversion: ``float(x)`` would call the subclass's
+    ``__float__``, which could compute a different value at each read (123.0 where
+    2.0 is stored). Its type is taken with ``type``, never ``isinstance``, which
+    would ask a ``__class__`` of the student's."""
+    kind = type(x)
+    if kind is float and x - x == 0.0:  # the usual case, first: a finite float (inf - inf is nan)
         return x
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return {"invalid": type(x).__name__}
+    if issubclass(kind, bool) or not issubclass(kind, (int, float)):
+        return {"invalid": kind.__name__}
     try:
-        f = float(x)
-    except (OverflowError, TypeError, ValueError):
+        f = float.__float__(x) if issubclass(kind, float) else int.__float__(x)
+    except OverflowError:
         return {"invalid": "int too large for a float"}
     if math.isnan(f) or math.isinf(f):
         return {"invalid": repr(f)}
