@@ -130,7 +130,7 @@ def test_github_actions_annotations_and_summary(buggy, tmp_path, monkeypatch):
     summary = tmp_path / "summary.md"
     env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary),
            "GITHUB_WORKSPACE": str(tmp_path)}
-    result = subprocess.run(["python", "-m", "grader", "grade", str(buggy), "--format", "json"],
+    result = subprocess.run([sys.executable, "-m", "grader", "grade", str(buggy), "--format", "json"],
                             capture_output=True, text=True, env=env, cwd=tmp_path)
     json.loads(result.stdout)  # the report on stdout stays clean
     errors = [line for line in result.stderr.splitlines() if line.startswith("::error ")]
