@@ -15,6 +15,7 @@ import pytest
 from grader.diagnosis.blame import attaches_backward, blame, written
 from grader.diagnosis.training import TrainShape, train_shape
 from grader.exercise.cases import TrainCase, a, b, case
+from grader.grade import grade
 from grader.judging.judge import Verdict
 from grader.submission.source import read_submission
 
@@ -201,3 +202,24 @@ def test_whether_the_backward_is_attached_to_the_returned_node(tmp_path, attach,
     sub = submission(tmp_path, ("        out._backward = _backward\n        return out\n\n    def __mul__",
                                 f"        {attach}\n        return out\n\n    def __mul__"))
     assert attaches_backward(written(sub, "__add__").node) is attached
+
+
+@pytest.mark.parametrize("operand, update", [("other", "            other.grad += self.data * out.grad\n"),
+                                             ("self", "            self.grad += other.data * out.grad\n")])
+def test_a_missing_update_names_the_operand_that_gets_nothing(tmp_path, operand, update):
+    path = tmp_path / "engine.py"
+    path.write_text(SOLUTION.replace(update, "", 1))
+    [diagnosis] = [d for d in grade(path).diagnoses if d.target == "mul"]
+    assert diagnosis.code == "wrong-local-grad"
+    assert f"adds to {operand}.grad, so {operand} gets no gradient" in diagnosis.message
+
+
+def test_an_update_through_a_loop_over_the_children_names_no_operand(tmp_path):
+    """Updates that do not name the operands (a loop over the children) give no note: it could be wrong."""
+    loop = ("            for child, local in zip((self, other), (other.data, self.data * 0)):\n"
+            "                child.grad += local * out.grad\n")
+    path = tmp_path / "engine.py"
+    path.write_text(SOLUTION.replace("            self.grad += other.data * out.grad\n"
+                                     "            other.grad += self.data * out.grad\n", loop, 1))
+    [diagnosis] = [d for d in grade(path).diagnoses if d.target == "mul"]
+    assert diagnosis.code == "wrong-local-grad" and "gets no gradient" not in diagnosis.message

@@ -315,6 +315,18 @@ def grad_statement(code: str, function: Function, verdict: Verdict | None, targe
     return updates[0][0]
 
 
+def unreached_operand(function: Function, verdict: Verdict | None, target: str) -> str | None:
+    """The operand (as the op names it: ``self``, ``other``) whose gradient came out wrong and that no
+    ``.grad`` update of the op names: the one that gets nothing from the result. ``None`` unless every
+    update names an operand (one through a loop over the children, or of another node, says nothing)."""
+    names = [parameter(function, 0), parameter(function, 1)]
+    updated = {name for _, name in grad_updates(function)}
+    if not updated or not updated <= set(names):
+        return None
+    return next((names[i] for i in wrong_operands(verdict, target)
+                 if i < len(names) and names[i] is not None and names[i] not in updated), None)
+
+
 def backward_statement(code: str, function: Function, verdict: Verdict | None) -> ast.AST | None:
     """For a diagnosis of ``backward()``: the statement at fault."""
     runs = calls(function, "_backward")

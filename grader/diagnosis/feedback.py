@@ -126,7 +126,9 @@ def recursion_hint(verdict: Verdict) -> str:
             "explicit stack instead of recursive calls.")
 
 
-def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "") -> str:
+def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "", note: str = "") -> str:
+    """What the student reads for ``code``: what is wrong (and ``note``, what the code shows of it), the
+    smallest case, a hint where the evidence has one, and the concept."""
     method = method_name(target)
     error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
     if not detail and evidence is not None and evidence.error:
@@ -143,4 +145,4 @@ def message(code: str, target: str, evidence: Verdict | None, focus: str, detail
         if code == "wrong-local-grad" and without_out_grad(evidence, target):
             hint = (f"Every gradient {method} passed is its bare local derivative: you forgot `out.grad` "
                     "(multiply the local derivative by it).")
-    return " ".join(part for part in (what, case, hint, entry.concept) if part)
+    return " ".join(part for part in (what, note, case, hint, entry.concept) if part)

@@ -63,7 +63,11 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
     diagnoses = []
     for code, v, detail in found:
         where = blame.blame(code, target.kind, target.name, method, v, submission, reflected_method(target.name))
-        diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail),
+        note = ""
+        if code == "wrong-local-grad" and function is not None and (
+                operand := blame.unreached_operand(function.node, v, target.name)) is not None:
+            note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
+        diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail, note),
                                    line=where.line if where else None,
                                    file=where.file if where else None,
                                    cell=where.cell if where else None,
