@@ -3,11 +3,11 @@
 The fork server and every child run ``python -c BOOTSTRAP``: it reads a
 length-prefixed ``marshal`` blob from the descriptor given on its command line,
 executes the shipped modules of ``grader/child/inside/`` in order as one
-package (so they import each other as they do here, with relative imports), and
-calls ``main(shipped)`` of the last one, the entry point. The other process runs
-the same interpreter, so nothing of the grader's is compiled, or read from a
-file, on its side; the entry point takes the modules out of ``sys.modules``
-before any submission code runs.
+package (so they import each other as they do here, with relative imports),
+takes them out of ``sys.modules`` again (nothing run later can import them), and
+calls ``main(shipped, namespaces)`` of the last one, the entry point, with the
+modules' namespaces. The other process runs the same interpreter, so nothing of
+the grader's is compiled, or read from a file, on its side.
 """
 
 from __future__ import annotations
@@ -28,11 +28,15 @@ _shipped = marshal.loads(os.pread(_fd, int.from_bytes(os.pread(_fd, 8, 0), "big"
 os.close(_fd)
 sys.modules["{PACKAGE}"] = type(sys)("{PACKAGE}")
 sys.modules["{PACKAGE}"].__path__ = []
+_loaded = []
 for _name, _code in _shipped["modules"]:
     _module = sys.modules["{PACKAGE}." + _name] = type(sys)("{PACKAGE}." + _name)
     _module.__package__ = "{PACKAGE}"
     exec(_code, _module.__dict__)
-_module.main(_shipped)
+    _loaded.append(vars(_module))
+for _name in [_name for _name in sys.modules if _name.partition(".")[0] == "{PACKAGE}"]:
+    del sys.modules[_name]
+_module.main(_shipped, tuple(_loaded))
 """
 # The child's modules, each after those it imports; the last is the entry point.
 CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "cases", "loading", "guard", "landlock",

@@ -251,11 +251,9 @@ def probe(channel):
     return {"error": why}, []
 
 
-def main(shipped):
-    """Fork a child for each request of the grading process until it is gone. (``shipped`` is what
-    started this process, ``grader.child.shipping``: nothing more is needed of it.)"""
-    for name in [name for name in sys.modules if name == __package__ or name.startswith(__package__ + ".")]:
-        del sys.modules[name]  # a child's own program starts with a module table as a fresh python -c has
+def main(shipped, namespaces):
+    """Fork a child for each request of the grading process until it is gone. (``shipped`` and
+    ``namespaces`` are what started this process, ``grader.child.shipping``: nothing more is needed of them.)"""
     grader = int(sys.argv[-1])
     die_with_parent(grader)
     if PRCTL is not None:

@@ -100,21 +100,11 @@ def start_guards(request, protected):
     return install_guard(request["workdir"], request["hidden"], local_names, protected), held
 
 
-def leave_module_table():
-    """Take the child's own modules out of ``sys.modules`` (and the module that started them out of
-    ``__main__``): a submission can import neither. Returns their namespaces."""
-    own = [name for name in sys.modules if name == __package__ or name.startswith(__package__ + ".")]
-    namespaces = tuple(vars(sys.modules.pop(name)) for name in own)
-    vars(sys.modules["__main__"]).clear()
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    return namespaces
-
-
 HANDLERS = {"load": load, "op": with_interface(op_case), "backward": with_interface(backward_case),
             "train": train_case}
 
 
-def main(shipped):
+def main(shipped, namespaces):
     """Answer requests until the grading process closes the pipe.
 
     Everything this loop uses to read requests and write replies is bound here, before
@@ -124,10 +114,12 @@ def main(shipped):
     harness's functions.
 
     ``shipped`` is what the grading process sent (``grader.child.shipping``): these modules, and the
-    training engine's code (``None`` but for the child that grades ``train_step``).
+    training engine's code (``None`` but for the child that grades ``train_step``); ``namespaces`` are
+    the modules' own, whose functions the audit hook keeps the submission's hands off.
     """
     engine = shipped["training"]
-    protected = leave_module_table()
+    vars(sys.modules["__main__"]).clear()  # the module that started the child: the submission finds it empty
+    sys.modules["__main__"] = types.ModuleType("__main__")
     requests = os.fdopen(int(sys.argv[-2]), "r", encoding="utf-8")
     replies = int(sys.argv[-1])
     write, join = os.write, "".join
@@ -141,7 +133,7 @@ def main(shipped):
         if request["kind"] == "init":
             if engine is not None:
                 api["engine"] = load_engine(engine)
-            recorded, held = start_guards(request, protected)
+            recorded, held = start_guards(request, namespaces)
             reply = {"confinement": held}
         else:
             handler = HANDLERS[request["kind"]]
