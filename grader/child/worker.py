@@ -1,7 +1,7 @@
 """The grading process's handle on a child process that runs submission code.
 
 A ``Worker`` has the launcher (``grader.child.launcher``) start
-``grader/child/inside/harness.py`` in a process and session of its own, talks to it
+the child's modules (``grader/child/inside/``) in a process and session of its own, talks to it
 over a private pair of pipes, and enforces a deadline on every reply. A child
 that hangs, dies or answers garbage is killed and reported as ``WorkerLost``;
 the caller decides what that costs and starts a fresh one.
