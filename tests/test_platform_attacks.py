@@ -155,7 +155,13 @@ def test_filling_the_disk(grading, workspace):
     watched = watch(grading)
     report, result = grading.grade(workspace / "submission", source)
     seen = printed(result)
-    assert int(seen["written"]) <= sandbox.WORK_BYTES, seen
+    if grading.name == "namespaces":  # the tmpfs refuses the write that would pass the cap
+        assert int(seen["written"]) <= sandbox.WORK_BYTES and seen.get("stopped") == "28", seen
+    else:
+        # The grading process measures the folder every 25 ms and ends the child once it is past the cap:
+        # it may have written a few more files in between (docs/security.md), never the 2 GiB.
+        assert int(seen["written"]) < 2 * sandbox.WORK_BYTES, seen
+        assert any("working directory" in d["message"] for d in report["diagnoses"]), report["diagnoses"]
     assert watched.breaches(result.stdout, result.stderr) == []
 
 
