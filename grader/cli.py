@@ -252,6 +252,11 @@ class _BadInput(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["grade"] and "-h" not in words and "--help" not in words:
+        from grader.child import launcher
+
+        launcher.warm_up()  # before the rest is imported: see ``warm_up``
     from grader.submission.errors import InputError
 
     args = build_parser().parse_args(argv)
