@@ -13,6 +13,8 @@ with micrograde, and for a course of its own (20 examples a search), whose
 openings Hypothesis generates on that first grade. Also both with the cache
 and shipped openings turned off, and how many distinct graphs each target was
 checked on.
+The commands run outside the checkout, so they grade with the installed
+micrograde (``pip install .``, as a course has it).
 Targets: correct <= 8x `python submission.py`; buggy, its bugs new to the cache,
 <= 2.5x `import hypothesis`.
 """
@@ -52,7 +54,8 @@ def main() -> None:
         cache, fresh = Path(tmp) / "cache", Path(tmp) / "fresh"
         env = environment(MICROGRADE_CACHE_DIR=str(cache))
         grade = [sys.executable, "-m", "grader", "grade"]
-        run_once(Command("first grade", [*grade, str(SOLUTION)]), env=env)
+        outside = Path(tmp)  # not the checkout: the commands grade with the installed micrograde
+        run_once(Command("first grade", [*grade, str(SOLUTION)]), cwd=outside, env=env)
         off = ["env", "MICROGRADE_REPLAY=0", *grade]
 
         def never_graded(*argv: str) -> list[str]:
@@ -70,8 +73,8 @@ def main() -> None:
                     never_graded(str(buggy), "--config", str(course)), (1,), hypothesis),
             Command("correct.py, cache and shipped openings off", [*off, str(SOLUTION)], against=hypothesis),
             Command("buggy.py, cache and shipped openings off", [*off, str(buggy)], (1,), hypothesis),
-        ], args.runs, env=env)
-        report = json.loads(subprocess.run([*grade, str(SOLUTION), "--format", "json"], env=env,
+        ], args.runs, cwd=outside, env=env)
+        report = json.loads(subprocess.run([*grade, str(SOLUTION), "--format", "json"], env=env, cwd=outside,
                                            capture_output=True, text=True, check=True).stdout)
     print(table(commands, running, width=56))
     coverage = report["coverage"]

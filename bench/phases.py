@@ -10,6 +10,7 @@ phase is Python's own start-up: from just before the process is started to
 the first line of the grading program. The children's work shows where the
 grading process waits for it (starting and loading them, and the targets,
 whose cases the child runs while the grading process judges the last).
+It runs outside the checkout, so it times the installed micrograde (``pip install .``).
 """
 
 from __future__ import annotations
@@ -96,8 +97,8 @@ def main() -> None:
     totals: list[float] = []
     for run in range(args.runs + 1):  # the first is a warm-up
         started = time.time()
-        result = subprocess.run([sys.executable, "-c", PROGRAM, str(args.submission), "/dev/null"],
-                                capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+        result = subprocess.run([sys.executable, "-c", PROGRAM, str(args.submission.resolve()), "/dev/null"],
+                                capture_output=True, text=True, cwd="/", env=env, check=True)
         ended = time.time()
         if run:
             runs.append(phases(json.loads(result.stdout.splitlines()[-1]), started))
