@@ -10,6 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).parent / "corpus"
 SOLUTION = (CORPUS / "solution.py").read_text()
+# The default exercise with 20 examples a search: a course of its own, whose openings are not shipped with
+# micrograde, so Hypothesis generates them at its first grade on a machine and the replay cache keeps them.
+OWN_COURSE = "[limits]\nexamples = 20\n"
 
 
 def micrograde(*args: str, cwd: Path | None = None, timeout: float = 120,

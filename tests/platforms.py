@@ -29,7 +29,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from helpers import ROOT
+from helpers import OWN_COURSE, ROOT
 
 import grader
 import reference
@@ -69,15 +69,21 @@ class Platform:
         return subprocess.run([*self.prefix, str(self.bin / "micrograde"), *args], cwd=cwd, capture_output=True,
                               text=True, env=self.environment(), timeout=timeout)
 
-    def grade(self, folder: Path, source: str | None,
-              name: str = "work.py") -> tuple[dict, subprocess.CompletedProcess]:
+    def grade(self, folder: Path, source: str | None, name: str = "work.py",
+              own_course: bool = False) -> tuple[dict, subprocess.CompletedProcess]:
         """The JSON report of ``source``, written as ``folder/name`` (unless None: written already) and
-        graded by this platform, and the finished command (a grade that gives no report fails the test)."""
+        graded by this platform, and the finished command (a grade that gives no report fails the test).
+        ``own_course``: graded in a course of its own (``helpers.OWN_COURSE``), whose openings the replay
+        cache keeps, where the default course's ship with micrograde."""
         if source is not None:
             folder.mkdir(exist_ok=True)
             (folder / name).write_text(source)
+        course = []
+        if own_course:
+            (folder / "course.toml").write_text(OWN_COURSE)
+            course = ["--config", str(folder / "course.toml")]
         self.hand_over(folder)
-        result = self.run("grade", str(folder / name), "--format", "json", cwd=folder)
+        result = self.run("grade", str(folder / name), "--format", "json", *course, cwd=folder)
         assert result.returncode in (0, 1), f"{self.name}: exit {result.returncode}: {result.stderr[-2000:]}"
         return json.loads(result.stdout), result
 
@@ -90,11 +96,13 @@ class Platform:
 
 def platform(name: str, workspace: Path) -> Platform:
     """The ``name`` mode, its ``HOME`` made under ``workspace`` (the user's own home in user mode), after
-    a first grade: the grader's own first writes (the replay cache under ``HOME``) come before any test's."""
+    a first grade in the default course and one in a course of its own: the grader's own first writes (the
+    replay cache and its secret under ``HOME``) come before any test's."""
     made = user_platform() if name == "user" else root_platform(name, workspace)
     with tempfile.TemporaryDirectory() as folder:
         Path(folder).chmod(0o755)
         made.grade(Path(folder) / "first", (ROOT / "tests" / "corpus" / "solution.py").read_text())
+        made.grade(Path(folder) / "first", None, own_course=True)
     return made
 
 

@@ -23,12 +23,12 @@ def forge(path, case: dict, secret: bytes) -> None:
 
 
 def test_a_forged_replay_cache_grades_as_a_fresh_one(grading, workspace):
-    """Every kept opening of the platform's cache (under its ``HOME``) rewritten: a case outside the search
-    under the cache's own secret, then one easy case under a forger's. The grade, its coverage included,
-    is the one a fresh cache gives."""
+    """Every kept opening of the platform's cache (under its ``HOME``: a course of its own's, see
+    ``platforms.platform``) rewritten: a case outside the search under the cache's own secret, then one
+    easy case under a forger's. The grade, its coverage included, is the one a fresh cache gives."""
     cache = grading.home / ".cache" / "micrograde"
     secret = (cache / "replay.key").read_bytes()
-    fresh, _ = grading.grade(workspace / "fresh", BUGGY)
+    fresh, _ = grading.grade(workspace / "fresh", BUGGY, own_course=True)
     assert verdict(fresh) == verdict(deserved(BUGGY))
     for name, case, key in (("planted", PLANTED, secret), ("easy", EASY, os.urandom(32))):
         openings = sorted(cache.glob("*.json"))
@@ -36,7 +36,7 @@ def test_a_forged_replay_cache_grades_as_a_fresh_one(grading, workspace):
         for path in openings:
             forge(path, case, key)
         grading.hand_over(cache)
-        report, _ = grading.grade(workspace / name, BUGGY)
+        report, _ = grading.grade(workspace / name, BUGGY, own_course=True)
         assert verdict(report) == verdict(fresh) and report["coverage"] == fresh["coverage"], name
 
 

@@ -2,8 +2,7 @@
 
 The default course's openings ship with micrograde (``grader.search.shipped``); the cache keeps
 those of every other search. The tests of the cache therefore either take the shipped openings
-away (``cache_dir``) or grade a course of their own (``COURSE``: the default exercise with 20
-examples a search, which nothing ships)."""
+away (``cache_dir``) or grade a course of their own (``helpers.OWN_COURSE``)."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from helpers import CORPUS, ROOT, SOLUTION
+from helpers import CORPUS, OWN_COURSE, ROOT, SOLUTION
 
 from grader import keyfile
 from grader.exercise.config import default
@@ -30,7 +29,6 @@ SEARCHED = {"add", "mul", "pow", "tanh", "backward"}  # the targets with a gener
 OPS = ("add", "mul", "pow", "tanh")
 ADD_SEARCH = Space("add", 1, OPS)  # the search of the generated check of add
 SEARCHES = [Space(op, 1, OPS) for op in OPS] + [Space(None, 2, OPS)]  # every search of the default course
-COURSE = "[limits]\nexamples = 20\n"  # a course whose openings are not shipped: the cache keeps them
 
 
 def mutate(replacements: list[list[str]]) -> str:
@@ -53,7 +51,7 @@ def cache_dir(tmp_path, monkeypatch) -> Path:
 
 def course(tmp_path: Path) -> Path:
     path = tmp_path / "course.toml"
-    path.write_text(COURSE)
+    path.write_text(OWN_COURSE)
     return path
 
 
@@ -243,13 +241,13 @@ def test_the_default_course_ships_one_opening_of_distinct_generable_cases_for_ea
 
 
 def test_the_shipped_openings_are_what_the_installed_hypothesis_generates():
-    """``python -m grader.search.shipped --check`` in a fresh process (Hypothesis draws constants from the
+    """``python -m grader.staff.openings --check`` in a fresh process (Hypothesis draws constants from the
     modules a process has imported, so not in this one)."""
     import hypothesis
 
     made_with = json.loads(shipped.FILE.read_text())["hypothesis"]
     if hypothesis.__version__ != made_with:
         pytest.skip(f"the openings were generated with Hypothesis {made_with}; {hypothesis.__version__} is installed")
-    result = subprocess.run([sys.executable, "-m", "grader.search.shipped", "--check"], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "grader.staff.openings", "--check"], capture_output=True,
                             text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr

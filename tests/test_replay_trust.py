@@ -64,7 +64,7 @@ def forge(path, cases: list[dict], key: str, secret: bytes) -> None:
 
 
 def graded(submission, cache, tmp_path, name: str) -> tuple[int, dict]:
-    """The grade of ``submission`` in a course of its own (``test_replay.COURSE``), whose openings the cache keeps."""
+    """The grade of ``submission`` in a course of its own (``helpers.OWN_COURSE``), whose openings the cache keeps."""
     out = tmp_path / f"{name}.json"
     result = micrograde("grade", str(submission), "--format", "json", "--output", str(out),
                         "--config", str(course(tmp_path)),
