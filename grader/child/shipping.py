@@ -40,8 +40,8 @@ _module.main(_shipped, tuple(_loaded))
 """
 # The child's modules, each after those it imports; the last is the entry point.
 CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "cases", "loading", "guard", "landlock",
-                 "confinement", "protocol")
-FORK_SERVER_MODULES = ("forkserver",)
+                 "allowlist", "confinement", "protocol")
+FORK_SERVER_MODULES = ("landlock", "allowlist", "forkserver")
 # In the command line of the fork server, and so of every child it forks, with the pid of the
 # grading process that started it: a leftover child can be found, and told from another grader's.
 CHILD_MARK = "micrograde-child"

@@ -109,12 +109,15 @@ class Worker:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         code = code_file(compiled(self.training))
+        workdir = self.workdir.resolve()
+        layer = self.sandbox.shared_layer(workdir)
+        passed = (code, req_r, rep_w)  # the child's 3, 4, 5; the shared Landlock layer, if any, comes next
         try:
             self.process = launcher.Child(
                 BOOTSTRAP, ["-c", child_mark(), "3", "4", "5"], (self.streams.stdout.fileno(),
-                self.streams.stderr.fileno(), code, req_r, rep_w), cwd=str(self.workdir),
+                self.streams.stderr.fileno(), *passed), cwd=str(self.workdir),
                 env=sandbox.environment(str(self.workdir)), limits=sandbox.limits(self.cpu_seconds),
-                isolated=self.sandbox.isolated)
+                isolated=self.sandbox.isolated, layer=layer)
         finally:
             os.close(code)
             os.close(req_r)
@@ -122,10 +125,9 @@ class Worker:
         self._requests = os.fdopen(req_w, "wb", buffering=0)
         self._replies = rep_r
         self._buffer = b""
-        workdir = self.workdir.resolve()
         self.init_id = self.send({
             "kind": "init", "workdir": str(workdir), "hidden": sandbox.hidden_paths(), "output_cap": OUTPUT_CAP_BYTES,
-            "confinement": self.sandbox.plan(workdir),
+            "confinement": self.sandbox.plan(workdir, 3 + len(passed) if layer is not None else None),
         })
         self._unawaited = {self.init_id}
         self.init_reply: dict = {}

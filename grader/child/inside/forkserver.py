@@ -19,7 +19,8 @@ would start it, with every layer the grading process asks for:
   and waits for it (it dies with its parent, and its namespace with it);
 - the program (the child's, ``grader.child.inside.protocol``, or a test's) run with the environment
   and ``sys.argv`` asked for, its descriptors at 3, 4, ... in the order sent,
-  and nothing else open.
+  then, where the request asks for one (``layer``), the Landlock layer shared by
+  every child (``shared_layer``), and nothing else open.
 
 Requests and replies are ``marshal``led dictionaries on a Unix socket that keeps
 message bounds (``SOCK_SEQPACKET``, or ``SOCK_DGRAM`` where there is none), shared
@@ -50,6 +51,8 @@ import sys
 import threading  # noqa: F401
 import types  # noqa: F401
 
+from . import allowlist, landlock
+
 PR_SET_PDEATHSIG, PR_SET_NAME, SIGKILL = 1, 15, 9
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -65,6 +68,7 @@ PARENT_CHECK_SECONDS = 1.0  # without Linux's parent-death signal: how often to 
 LIBC = ctypes.CDLL(None, use_errno=True)
 PRCTL = getattr(LIBC, "prctl", None) if LINUX else None
 SUPERVISED = set()  # children whose program runs under a supervisor (see become_child), by pid
+SHARED = {}  # the Landlock layers made for children (see shared_layer), by what they were made of
 
 
 def die_with_parent(parent=None):
@@ -138,6 +142,23 @@ def run(request):
     exit_now(code)
 
 
+def shared_layer(spec):
+    """The descriptor of the Landlock layer that ``spec`` describes (``allowlist``: what the children may
+    read, ``/proc`` (each child's own layer narrows it to its own entry) and ``spec["holder"]``, the
+    directory of their working directories, read-write), made the first
+    time it is asked for and kept for every child after; ``None`` where it cannot be made (the child then
+    makes a single layer itself, and says why where it cannot either)."""
+    key = marshal.dumps(spec)
+    if key not in SHARED:
+        try:
+            read = {**allowlist.readable(spec["rules"], spec["hidden"]), "/proc": True}  # each child: its own entry
+            SHARED[key] = landlock.layer(landlock.abi(), read, [spec["holder"]],
+                                         [f"/dev/{name}" for name in allowlist.DEVICES])
+        except OSError:
+            SHARED[key] = None
+    return SHARED[key]
+
+
 def become_child(request, fds, ready, launcher):
     """In the forked process: set everything up, say so on ``ready`` (or why not), run the program."""
     die_with_parent(launcher)
@@ -202,7 +223,9 @@ def forked(channel, child):
 def spawn(request, fds, channel):
     """Fork a child for ``request``; the reply holds its pid (and a pidfd) or why it could not start."""
     launcher = os.getpid()
-    pid, why = forked(channel, lambda ready: become_child(request, fds, ready, launcher))
+    layer = shared_layer(request["layer"]) if request.get("layer") is not None else None
+    given = fds if layer is None else [*fds, layer]
+    pid, why = forked(channel, lambda ready: become_child(request, given, ready, launcher))
     for fd in fds:
         os.close(fd)
     if why is not None:
