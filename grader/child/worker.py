@@ -28,7 +28,7 @@ from pathlib import Path
 
 import reference.nn
 from grader.child import launcher, sandbox
-from grader.child.shipping import BOOTSTRAP, CHILD_MODULES, blob, child_mark, code_file, shipment
+from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, shipment
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
@@ -48,11 +48,12 @@ WATCH_SECONDS = 0.025  # how often the working directory is measured while a chi
 
 @functools.cache
 def compiled(training: bool) -> bytes:
-    """The child's code, read once a process, before the first child starts (nothing a submission
-    does later can change what the next child is given): the modules of ``grader/child/inside/``
-    and, for the child that grades ``train_step`` only, the training engine."""
+    """What a child is shipped beside the modules of ``grader/child/inside/`` (the fork server has run
+    those, ``grader.child.shipping``), made once a process, before the first child starts (nothing a
+    submission does later can change what the next child is given): the training engine, for the
+    child that grades ``train_step`` only."""
     engine = compile(TRAINING_ENGINE, "<training engine>", "exec") if training else None
-    return blob(shipment(CHILD_MODULES, engine))
+    return blob(shipment((), engine))
 
 
 class WorkerLost(BaseException):
@@ -117,7 +118,7 @@ class Worker:
                 BOOTSTRAP, ["-c", child_mark(), "3", "4", "5"], (self.streams.stdout.fileno(),
                 self.streams.stderr.fileno(), *passed), cwd=str(self.workdir),
                 env=sandbox.environment(str(self.workdir)), limits=sandbox.limits(self.cpu_seconds),
-                isolated=self.sandbox.isolated, layer=layer)
+                isolated=self.sandbox.isolated, layer=layer, child=True)
         finally:
             os.close(code)
             os.close(req_r)

@@ -3,10 +3,12 @@
 Starting Python and importing what the child's modules and the confinement use costs
 about 30 ms; a batch worker starts two children per submission. So each
 grading process starts this program once (``grader.child.launcher``), and it forks
-every child from itself: the interpreter is already up and those modules are
-already imported. It never runs or reads submission code, and holds nothing
-of the grader's: like the child's modules it imports only the standard library, and
-its code arrives compiled from the grading process.
+every child from itself: the interpreter is already up, those modules are
+already imported and the child's own modules already run (a child's program,
+``grader.child.shipping.BOOTSTRAP``, is handed their entry point and namespaces
+instead of running them again). It never runs or reads submission code, and
+holds nothing of the grader's: like the child's modules it imports only the
+standard library, and its code arrives compiled from the grading process.
 
 A child is started as ``unshare --fork --pid --kill-child`` and ``python -c``
 would start it, with every layer the grading process asks for:
@@ -69,6 +71,7 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 PRCTL = getattr(LIBC, "prctl", None) if LINUX else None
 SUPERVISED = set()  # children whose program runs under a supervisor (see become_child), by pid
 SHARED = {}  # the Landlock layers made for children (see shared_layer), by what they were made of
+CHILD = []  # the child's entry point and its modules' namespaces, run here once (see main)
 
 
 def die_with_parent(parent=None):
@@ -125,6 +128,8 @@ def run(request):
     sys.setrecursionlimit(sys.getrecursionlimit() + depth)
     del frame
     exit_now, interpreter = os._exit, sys
+    if request.get("child"):
+        namespace["_entry"] = CHILD[0]
     globals().clear()
     code = 0
     try:
@@ -275,8 +280,12 @@ def probe(channel):
 
 
 def main(shipped, namespaces):
-    """Fork a child for each request of the grading process until it is gone. (``shipped`` and
-    ``namespaces`` are what started this process, ``grader.child.shipping``: nothing more is needed of them.)"""
+    """Fork a child for each request of the grading process until it is gone. ``shipped`` and
+    ``namespaces`` are what started this process (``grader.child.shipping``): the child's modules, run,
+    and this one; the child's entry point and namespaces are kept for the children (``run``)."""
+    child = namespaces[:-1]
+    CHILD.append((child[-1]["main"], child))
+    del shipped, namespaces, child
     grader = int(sys.argv[-1])
     die_with_parent(grader)
     if PRCTL is not None:
