@@ -88,13 +88,15 @@ class Sandbox:
     def shared_layer(self, workdir: Path) -> dict | None:
         """What the fork server makes the Landlock layer shared by every child from (see
         ``grader/child/inside/allowlist.py``): the rules, the grader's packages and the directory that
-        holds the working directories (``workdir``'s, resolved). ``None`` with namespaces (the child's
-        working directory and ``/proc`` are its own file systems, which no rule made beforehand can
-        name: the child makes its one layer itself) and where Landlock is turned off."""
+        holds the working directories (``workdir``'s, resolved). With namespaces (``isolated``) the
+        fork server only finds what the child may read: the child's working directory and ``/proc``
+        are its own file systems, which no rule made beforehand can name, so it makes its one layer
+        itself. ``None`` where Landlock is turned off."""
         rules = landlock_rules()
-        if self.isolated or rules is None or not sys.platform.startswith("linux"):
+        if rules is None or not sys.platform.startswith("linux"):
             return None
-        return {"rules": rules, "hidden": hidden_paths(), "holder": str(workdir.resolve().parent)}
+        return {"rules": rules, "hidden": hidden_paths(), "holder": str(workdir.resolve().parent),
+                "isolated": self.isolated}
 
     def to_json(self, held: dict | None = None) -> dict:
         """The ``sandbox`` section of the report, from what the child said held (``held``).

@@ -126,9 +126,10 @@ class Worker:
         self._requests = os.fdopen(req_w, "wb", buffering=0)
         self._replies = rep_r
         self._buffer = b""
+        at = None if layer is None or self.sandbox.isolated else 3 + len(passed)  # the layer's descriptor, if any
         self.init_id = self.send({
             "kind": "init", "workdir": str(workdir), "hidden": sandbox.hidden_paths(), "output_cap": OUTPUT_CAP_BYTES,
-            "confinement": self.sandbox.plan(workdir, 3 + len(passed) if layer is not None else None),
+            "confinement": self.sandbox.plan(workdir, at),
         })
         self._unawaited = {self.init_id}
         self.init_reply: dict = {}

@@ -23,7 +23,8 @@ between directories (``REFER``) in every layer that does not grant it.
 With namespaces the child sees a root of its own (``confinement.new_root``):
 its working directory and ``/proc`` are file systems made for it, which no
 rule made beforehand can name, so the child makes one layer with the long list
-itself, as it did before.
+itself, as it did before; the list, though, it takes as the fork server found it
+(``readable``).
 
 Like every module here, this one runs in the fork server and in the child, and
 imports only the standard library.
@@ -34,6 +35,7 @@ import sys
 
 DEVICES = ("null", "zero", "full", "random", "urandom")
 SITE_DIRECTORIES = ("site-packages", "dist-packages")
+FOUND = {}  # what ``readable`` found, by what it was asked: found in the fork server, kept by every child
 
 
 def left_out(name: str, names: frozenset) -> bool:
@@ -55,6 +57,18 @@ def contents(directory: str) -> list[os.DirEntry]:
 
 
 def readable(rules: dict, hidden: list[str]) -> dict[str, bool | None]:
+    """What ``find`` finds for ``rules``, ``hidden`` and this ``sys.path``, found once: the fork server
+    finds it before it forks a child (``forkserver.shared_layer``), and the child, with namespaces,
+    makes its one layer from it instead of looking again (its root shows the same paths, bound from
+    the fork server's). Like the fork server's layer, it is what was there when the first child of a
+    grading process started."""
+    key = repr((rules["libraries"], rules["read"], rules["leave_out"], hidden, sys.path))
+    if key not in FOUND:
+        FOUND[key] = find(rules, hidden)
+    return dict(FOUND[key])
+
+
+def find(rules: dict, hidden: list[str]) -> dict[str, bool | None]:
     """Everything Landlock lets the child read, each path with whether it is a directory (``None``: not
     known): as few rules as leave out what it may not read.
 

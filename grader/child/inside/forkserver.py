@@ -150,14 +150,17 @@ def run(request):
 def shared_layer(spec):
     """The descriptor of the Landlock layer that ``spec`` describes (``allowlist``: what the children may
     read, ``/proc`` (each child's own layer narrows it to its own entry) and ``spec["holder"]``, the
-    directory of their working directories, read-write), made the first
-    time it is asked for and kept for every child after; ``None`` where it cannot be made (the child then
-    makes a single layer itself, and says why where it cannot either)."""
+    directory of their working directories, read-write), made the first time it is asked for and kept
+    for every child after; ``None`` where it cannot be made (the child then makes a single layer
+    itself, and says why where it cannot either), and with namespaces, where the child makes its one
+    layer from what is found here (``allowlist.readable``)."""
+    read = allowlist.readable(spec["rules"], spec["hidden"])
+    if spec["isolated"]:
+        return None
     key = marshal.dumps(spec)
     if key not in SHARED:
         try:
-            read = {**allowlist.readable(spec["rules"], spec["hidden"]), "/proc": True}  # each child: its own entry
-            SHARED[key] = landlock.layer(landlock.abi(), read, [spec["holder"]],
+            SHARED[key] = landlock.layer(landlock.abi(), {**read, "/proc": True}, [spec["holder"]],
                                          [f"/dev/{name}" for name in allowlist.DEVICES])
         except OSError:
             SHARED[key] = None
