@@ -20,7 +20,8 @@ each step needing the privileges the next one gives up:
    root of a user namespace keeps its uid but loses every capability, for good
    (securebits locked, bounding set emptied);
 3. ``PR_SET_NO_NEW_PRIVS``, so no executable can give any of it back;
-4. Landlock (``restrict_files``, by ``landlock``), with or without namespaces:
+4. Landlock (``restrict_files``, by ``landlock``; without namespaces in two
+   layers, the fork server's and the child's own, see ``allowlist``), with or without namespaces:
    the child and all it could start may read only the shared libraries, the
    interpreter, its standard library and the site-packages entries a submission
    may import (not the grader's, the reference engine's or a forbidden
