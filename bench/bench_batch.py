@@ -74,7 +74,8 @@ def main() -> None:
         work = Path(tmp)
         env = environment(MICROGRADE_CACHE_DIR=str(work / "cache"))
         distinct = folder(work / "distinct", variants, len(variants))
-        filling = run_once(Command("fill", batch(distinct, 2, work / "out-fill")), env=env)[0]
+        # Run outside the checkout: the batches grade with the installed micrograde (``pip install .``).
+        filling = run_once(Command("fill", batch(distinct, 2, work / "out-fill")), cwd=work, env=env)[0]
         small, *large = sorted(args.sizes)
         commands = [Command(f"{small} submissions, --jobs {jobs}",
                             batch(folder(work / f"s{small}-{jobs}", variants, small), jobs, work / f"o{jobs}"),
@@ -82,11 +83,11 @@ def main() -> None:
         commands.append(Command(f"{small} submissions, --jobs 2, no Landlock",
                                 ["env", "MICROGRADE_LANDLOCK=0",
                                  *batch(folder(work / f"s{small}-off", variants, small), 2, work / "o-off")], (0, 1)))
-        rows = paired(commands, args.runs, warmup=0, env=env)
+        rows = paired(commands, args.runs, warmup=0, cwd=work, env=env)
         for size in large:
             rows += paired([Command(f"{size} submissions, --jobs 2",
                                     batch(folder(work / f"s{size}", variants, size), 2, work / f"o{size}"),
-                                    (0, 1))], 1, warmup=0, env=env)
+                                    (0, 1))], 1, warmup=0, cwd=work, env=env)
         shutil.rmtree(work / "cache", ignore_errors=True)
     sizes = {row.name: int(row.name.split()[0]) for row in rows}
     print(f"{'run':<30}{'median s':>10}{'submissions/s':>15}{'ms/submission':>15}{'CPU ms/sub':>12}"

@@ -23,6 +23,7 @@ class Command:
     name: str
     argv: list[str]
     ok_codes: tuple[int, ...] = (0,)
+    against: Command | None = None  # the baseline its ratio is taken to, if not the table's
     seconds: list[float] = field(default_factory=list)
     cpu_seconds: list[float] = field(default_factory=list)  # see ``run_once``
     steal_seconds: list[float] = field(default_factory=list)  # time the host gave to others (``run_once``)
@@ -104,10 +105,12 @@ def ratio(command: Command, baseline: Command) -> float:
 
 
 def table(commands: list[Command], baseline: Command, width: int = 52) -> str:
-    """Median seconds, min-max, peak memory and the paired ratio to the baseline, one row a command."""
+    """Median seconds, min-max, peak memory and the paired ratio to the baseline (the command's own,
+    ``against``, where it has one: its name is then shown beside the ratio), one row a command."""
     lines = [f"{'command':<{width}}{'median s':>10}{'min-max s':>15}{'peak MiB':>10}{'x baseline':>12}"]
     for c in commands:
         spread = f"{min(c.seconds):.3f}-{max(c.seconds):.3f}"
+        against = c.against or baseline
         lines.append(f"{c.name:<{width}}{c.median:>10.3f}{spread:>15}{max(c.peak_mib):>10.1f}"
-                     f"{ratio(c, baseline):>12.2f}")
+                     f"{ratio(c, against):>12.2f}" + (f"  (x {against.name})" if c.against else ""))
     return "\n".join(lines)

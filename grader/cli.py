@@ -176,7 +176,6 @@ def write(path: Path, text: str) -> None:
 
 def run_grade(args: argparse.Namespace) -> int:
     from grader.grade import Options, grade_submission, refused
-    from grader.report import handback
     from grader.submission.errors import InputError
     from grader.submission.siblings import read_as_run
 
@@ -187,7 +186,11 @@ def run_grade(args: argparse.Namespace) -> int:
     options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience, around=(Path.cwd(),))
     try:
         submission = read_as_run(args.path, options.config)
-        notebook = handback.graded_notebook(submission)
+        notebook = None
+        if args.feedback or args.html or args.execute:  # the pages' modules only when a page is asked for
+            from grader.report import handback
+
+            notebook = handback.graded_notebook(submission)
         if (args.feedback or args.execute) and notebook is None:
             option = "--feedback" if args.feedback else "--execute"
             raise _BadInput(f"{option} needs a notebook submission" + (
@@ -213,6 +216,8 @@ def run_grade(args: argparse.Namespace) -> int:
 
         report.execution = execute_notebook(notebook.path, timeout=options.exercise().time_budget())
         report.warnings.extend(report.execution.get("warnings", []))
+    if args.feedback or args.html:
+        from grader.report import handback
     if args.feedback:
         handed_back = handback.feedback_notebook(notebook.path.read_bytes(), report, submission)
         write(args.feedback, handback.dumps(handed_back))
@@ -252,6 +257,11 @@ class _BadInput(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["grade"] and "-h" not in words and "--help" not in words:
+        from grader.child import launcher
+
+        launcher.warm_up()  # before the rest is imported: see ``warm_up``
     from grader.submission.errors import InputError
 
     args = build_parser().parse_args(argv)

@@ -157,10 +157,11 @@ class TargetRun:
             from grader.search.engine import search
             from grader.search.generable import Space
 
-            target, roots = (self.target.name, 1) if self.target.kind == "op" else (None, 2)
-            space = Space(target, roots, self.exercise.generated_ops)
-            verdicts = search(space, self.answered, check.focus, self.exercise.config.examples,
-                              judgeable=lambda case: self.prepare(case, check) is not None)
+            def judgeable(case) -> bool:
+                return self.prepare(case, check) is not None
+
+            verdicts = search(Space.of(self.target, self.exercise.generated_ops), self.answered, check.focus,
+                              self.exercise.config.examples, judgeable)
             if self.lost is not None and not verdicts:
                 raise self.lost  # lost before any failure: the check is lost with its child
         else:

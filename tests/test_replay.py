@@ -1,4 +1,9 @@
-"""Replaying kept openings: the same reports as generating them with Hypothesis, and a cache that cannot mislead."""
+"""Replaying kept openings: the same reports as generating them with Hypothesis, and a cache that cannot mislead.
+
+The default course's openings ship with micrograde (``grader.search.shipped``); the cache keeps
+those of every other search. The tests of the cache therefore either take the shipped openings
+away (``cache_dir``) or grade a course of their own (``COURSE``: the default exercise with 20
+examples a search, which nothing ships)."""
 
 from __future__ import annotations
 
@@ -16,8 +21,8 @@ from grader import keyfile
 from grader.exercise.config import default
 from grader.exercise.targets import Exercise
 from grader.grade import grade
-from grader.search import replay
-from grader.search.generable import Space
+from grader.search import replay, shipped
+from grader.search.generable import Space, generable
 from grader.search.replay import ReplayCache
 
 MUTANTS = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
@@ -25,6 +30,7 @@ SEARCHED = {"add", "mul", "pow", "tanh", "backward"}  # the targets with a gener
 OPS = ("add", "mul", "pow", "tanh")
 ADD_SEARCH = Space("add", 1, OPS)  # the search of the generated check of add
 SEARCHES = [Space(op, 1, OPS) for op in OPS] + [Space(None, 2, OPS)]  # every search of the default course
+COURSE = "[limits]\nexamples = 20\n"  # a course whose openings are not shipped: the cache keeps them
 
 
 def mutate(replacements: list[list[str]]) -> str:
@@ -36,10 +42,19 @@ def mutate(replacements: list[list[str]]) -> str:
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch) -> Path:
+    """A fresh cache directory, and no shipped openings: the default course's searches go through the cache,
+    as a course's own do."""
     directory = tmp_path / "cache"
     monkeypatch.setenv("MICROGRADE_CACHE_DIR", str(directory))
     monkeypatch.delenv("MICROGRADE_REPLAY", raising=False)
+    monkeypatch.setattr(shipped, "opening", lambda space, max_examples: None)
     return directory
+
+
+def course(tmp_path: Path) -> Path:
+    path = tmp_path / "course.toml"
+    path.write_text(COURSE)
+    return path
 
 
 def test_replay_reports_equal_full_search_on_the_mutation_corpus(cache_dir, tmp_path, monkeypatch):
@@ -78,7 +93,8 @@ def test_the_cache_is_written_atomically_and_never_next_to_the_submission(tmp_pa
     (work / "submission.py").write_text(SOLUTION)
     env = {k: v for k, v in os.environ.items() if k not in ("MICROGRADE_CACHE_DIR", "MICROGRADE_REPLAY")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
-    result = subprocess.run([sys.executable, "-m", "grader", "grade", "submission.py"], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "grader", "grade", "submission.py", "--config", course(tmp_path)],
+                            capture_output=True,
                             text=True, cwd=work, env={**env, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in work.iterdir()) == ["submission.py"]
@@ -114,20 +130,24 @@ def test_a_stored_cache_holds_the_opening_hypothesis_generates(cache_dir):
     assert stale.path != cache.path and stale.load() is None
 
 
-def test_once_the_openings_are_kept_no_grade_imports_hypothesis_not_even_a_failing_one(tmp_path):
-    """The first grade on a machine generates the openings; after it, a submission whose searches
-    fail is graded (and shrunk) without Hypothesis, the same every time."""
+@pytest.mark.parametrize("own_course", [False, True], ids=["default-course", "own-course"])
+def test_once_the_openings_are_kept_no_grade_imports_hypothesis_not_even_a_failing_one(tmp_path, own_course):
+    """The default course never needs Hypothesis, not even on a machine that never graded; a course of
+    its own needs it for its first grade on a machine, which keeps the openings. After that, a submission
+    whose searches fail is graded (and shrunk) without Hypothesis, the same every time."""
     env = {**os.environ, "MICROGRADE_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("MICROGRADE_REPLAY", None)
     buggy = tmp_path / "buggy.py"
     buggy.write_text(mutate(next(m["replace"] for m in MUTANTS if m["name"] == "mul-overwrite")))
+    config = f", '--config', {str(course(tmp_path))!r}" if own_course else ""
     program = ("import sys; from grader.cli import main; code = main(['grade', sys.argv[1], '--format', 'json',"
-               " '--output', sys.argv[2]]); print(code, 'hypothesis' in sys.modules)")
+               f" '--output', sys.argv[2]{config}]); print(code, 'hypothesis' in sys.modules)")
     subjects = [CORPUS / "solution.py", buggy, buggy]
     runs = [subprocess.run([sys.executable, "-c", program, str(subject), str(tmp_path / f"{i}.json")],
                            capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
             for i, subject in enumerate(subjects)]
-    assert [r.stdout.split() for r in runs] == [["0", "True"], ["1", "False"], ["1", "False"]], runs[-1].stderr
+    first = ["0", str(own_course)]
+    assert [r.stdout.split() for r in runs] == [first, ["1", "False"], ["1", "False"]], runs[-1].stderr
     reports = [json.loads((tmp_path / f"{i}.json").read_text()) for i in (1, 2)]
     assert reports[0] == reports[1]
     [generated] = [c for c in reports[1]["checks"] if c["id"] == "mul.generated"]
@@ -207,3 +227,29 @@ def test_replay_can_be_turned_off(cache_dir, monkeypatch):
     assert ReplayCache.for_search(ADD_SEARCH, 20) is None
     grade(CORPUS / "solution.py")
     assert not cache_dir.exists()
+
+
+def test_the_default_course_ships_one_opening_of_distinct_generable_cases_for_each_search():
+    searches = shipped.default_searches()
+    assert sorted(space.key for space, _ in searches) == sorted(space.key for space in SEARCHES)
+    for space, examples in searches:
+        opening = shipped.opening(space, examples)
+        assert opening is not None and len(opening) == len(set(opening)) == examples, space
+        assert all(generable(case, space) for case in opening), space
+        assert shipped.opening(space, examples + 1) is None
+    coverage = grade(CORPUS / "solution.py").to_json()["coverage"]  # no fewer graphs than a generated opening gave
+    least = {"add": 38, "mul": 37, "pow": 37, "tanh": 30, "backward": 37}
+    assert all(coverage[target]["graphs"] >= graphs for target, graphs in least.items()), coverage
+
+
+def test_the_shipped_openings_are_what_the_installed_hypothesis_generates():
+    """``python -m grader.search.shipped --check`` in a fresh process (Hypothesis draws constants from the
+    modules a process has imported, so not in this one)."""
+    import hypothesis
+
+    made_with = json.loads(shipped.FILE.read_text())["hypothesis"]
+    if hypothesis.__version__ != made_with:
+        pytest.skip(f"the openings were generated with Hypothesis {made_with}; {hypothesis.__version__} is installed")
+    result = subprocess.run([sys.executable, "-m", "grader.search.shipped", "--check"], capture_output=True,
+                            text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr

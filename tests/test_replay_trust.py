@@ -16,10 +16,9 @@ import json
 import os
 
 from helpers import CORPUS, micrograde
-from test_replay import ADD_SEARCH, SEARCHES
+from test_replay import ADD_SEARCH, SEARCHES, course
 
 from grader.exercise.cases import Case
-from grader.exercise.config import default
 from grader.search import engine
 from grader.search.generable import Space, generable
 from grader.search.replay import ReplayCache
@@ -65,8 +64,10 @@ def forge(path, cases: list[dict], key: str, secret: bytes) -> None:
 
 
 def graded(submission, cache, tmp_path, name: str) -> tuple[int, dict]:
+    """The grade of ``submission`` in a course of its own (``test_replay.COURSE``), whose openings the cache keeps."""
     out = tmp_path / f"{name}.json"
     result = micrograde("grade", str(submission), "--format", "json", "--output", str(out),
+                        "--config", str(course(tmp_path)),
                         env={"MICROGRADE_CACHE_DIR": str(cache), "MICROGRADE_REPLAY": "1"})
     assert result.returncode in (0, 1), result.stderr
     report = json.loads(out.read_text())
@@ -80,7 +81,7 @@ def test_forged_openings_grade_as_a_fresh_cache(mode, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     fresh = graded(CORPUS / "solution.py", cache, tmp_path, "fresh")
     monkeypatch.setenv("MICROGRADE_CACHE_DIR", str(cache))
-    caches = {space: ReplayCache.for_search(space, default().examples) for space in SEARCHES}
+    caches = {space: ReplayCache.for_search(space, 20) for space in SEARCHES}
     assert all(c.load() for c in caches.values())  # the files the fresh grade kept
     planted = [{"exprs": [[["leaf", "a"], ["pow", 0, 0.5]]], "inputs": [["a", -8.0]]}]
     forge(caches[POW].path, planted, caches[POW].key, caches[POW].secret)
