@@ -216,3 +216,27 @@ def test_what_the_child_may_read_leaves_out_the_grader_and_forbidden_libraries(t
         "/venv/site-packages/numpy", "/venv/site-packages/numpy.libs",
     ]
     assert "/etc/ld.so.cache" in found and not any(p.startswith("/proc") for p in found)  # the child adds its own
+
+
+def test_a_childs_own_layer_reads_nothing_of_the_working_directories_but_what_the_long_list_needs(tmp_path,
+                                                                                                  monkeypatch):
+    """Without namespaces the fork server's layer lets every child read and write the whole directory of
+    working directories: each child's own layer (``allowlist.elsewhere``) must grant nothing there but
+    the trees the long list reads from (and the child its own working directory, added apart)."""
+    from grader.child.inside import allowlist
+
+    root = tmp_path.resolve()
+    holder = root / "work"
+    for folder in (holder / "alice", holder / "python", root / "venv" / "site", root / "elsewhere"):
+        folder.mkdir(parents=True)
+    (root / "beside.txt").write_text("x")
+    monkeypatch.setattr(sys, "path", [str(root / "venv" / "site"), str(holder / "python")])
+    rules = {"libraries": [], "read": [], "leave_out": []}
+    top = "/" + str(holder).split("/")[1]
+    found = allowlist.elsewhere(str(holder), rules)
+    assert "/proc" not in found and "/usr" in found and top not in found
+    assert sorted(p for p in found if p.startswith(top + "/")) == sorted([str(holder / "python"), str(root / "venv")])
+    monkeypatch.setattr(sys, "path", [str(root)])  # a tree that holds the directory of working directories
+    found = allowlist.elsewhere(str(holder), rules)
+    assert sorted(p for p in found if p.startswith(top + "/")) == sorted(
+        str(root / name) for name in ("beside.txt", "elsewhere", "venv"))
