@@ -118,7 +118,7 @@ class Worker:
                 BOOTSTRAP, ["-c", child_mark(), "3", "4", "5"], (self.streams.stdout.fileno(),
                 self.streams.stderr.fileno(), *passed), cwd=str(self.workdir),
                 env=sandbox.environment(str(self.workdir)), limits=sandbox.limits(self.cpu_seconds),
-                isolated=self.sandbox.isolated, layer=layer, child=True)
+                isolated=self.sandbox.isolated, layer=layer, runs_child=True)
         finally:
             os.close(code)
             os.close(req_r)
