@@ -10,8 +10,10 @@ restricted by two rulesets may do only what both allow, and each
 abstract socket scope included), so one ruleset serves every child. Without
 namespaces the fork server therefore makes once, per directory that holds the
 working directories (``forkserver.shared_layer``), the layer with the long list,
-all of ``/proc``, read-write on that whole directory and ``/dev/null`` and its kind; each child restricts itself
-with it and with a small layer of its own (``elsewhere``): reading anything but
+all of ``/proc``, read-write on that whole directory and ``/dev/null`` and its
+kind; each child restricts itself with it (the descriptor is closed before any
+submission code runs: a rule added to it would reach the next child) and with a
+small layer of its own (``elsewhere``): reading anything but
 ``/proc`` beyond its own entry and but the directory of working directories
 beyond its own (what the long list needs there aside), writing only its own
 working directory. What both allow is exactly what one layer of the long list,

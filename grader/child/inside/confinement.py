@@ -21,7 +21,7 @@ each step needing the privileges the next one gives up:
    (securebits locked, bounding set emptied);
 3. ``PR_SET_NO_NEW_PRIVS``, so no executable can give any of it back;
 4. Landlock (``restrict_files``, by ``landlock``; without namespaces in two
-   layers, the fork server's and the child's own, see ``allowlist``), with or without namespaces:
+   layers, see ``allowlist``), with or without namespaces:
    the child and all it could start may read only the shared libraries, the
    interpreter, its standard library and the site-packages entries a submission
    may import (not the grader's, the reference engine's or a forbidden
@@ -339,23 +339,27 @@ def restrict_files(plan: dict) -> dict:
     adds its own small one, and closes that descriptor before any submission code runs. Returns what
     held, for the report."""
     rules = plan["landlock"]
-    shared = rules.get("layer") if rules is not None else None
-    try:
-        if rules is None:
-            return {"abi": 0, "error": "turned off (MICROGRADE_LANDLOCK=0)"}
-        if landlock.is_ruleset(shared):
-            paths = elsewhere(os.path.dirname(plan["workdir"]), rules)
-        else:
-            shared, paths = None, readable(rules, plan["hidden"])
-        paths[f"/proc/{os.getpid()}"] = None
-        sys.modules["_frozen_importlib_external"].PathFinder.find_spec("micrograde-no-such-module")  # list them now
-        return landlock.restrict(paths, [plan["workdir"]], [f"/dev/{name}" for name in DEVICES], shared)
-    finally:
-        if rules is not None and rules.get("layer") is not None:
-            try:
-                os.close(rules["layer"])
-            except OSError:
-                pass
+    if rules is None:
+        return {"abi": 0, "error": "turned off (MICROGRADE_LANDLOCK=0)"}
+    shared = rules["layer"]
+    if landlock.is_ruleset(shared):
+        paths = elsewhere(os.path.dirname(plan["workdir"]), rules)
+    else:
+        shared, paths = None, readable(rules, plan["hidden"])
+    paths[f"/proc/{os.getpid()}"] = None
+    sys.modules["_frozen_importlib_external"].PathFinder.find_spec("micrograde-no-such-module")  # list them now
+    return landlock.restrict(paths, [plan["workdir"]], [f"/dev/{name}" for name in DEVICES], shared)
+
+
+def release(plan: dict) -> None:
+    """Close the fork server's Landlock layer (``restrict_files``), whatever held: a rule a submission
+    added to it would reach every child made with it after."""
+    layer = (plan["landlock"] or {}).get("layer")
+    if layer is not None:
+        try:
+            os.close(layer)
+        except OSError:
+            pass
 
 
 def instruction(code: int, k: int, jt: int | str = 0, jf: int | str = 0) -> list:
@@ -418,6 +422,14 @@ def apply(plan: dict) -> dict:
     Every step is tried even when an earlier one failed: a layer that holds is
     worth having, and the report says which did not.
     """
+    try:
+        return carry_out(plan)
+    finally:
+        release(plan)
+
+
+def carry_out(plan: dict) -> dict:
+    """Each step of ``apply``, in order."""
     held = {"filesystem": "shared with the grader", "user": "unchanged", "capabilities_left": True,
             "no_new_privs": False, "seccomp": False}
     if plan["isolated"]:
