@@ -8,7 +8,7 @@ import pytest
 from helpers import SOLUTION
 
 from grader.child.session import Session
-from grader.child.worker import WINDOW_BYTES, WorkerLost
+from grader.child.worker import WINDOW_BYTES, Worker, WorkerLost
 from grader.exercise.cases import Case
 from grader.grade import Options
 from grader.judging.judge import Tolerance, judge_op
@@ -45,8 +45,11 @@ def opened(tmp_path):
         session.close()
 
 
-def test_replies_come_back_in_order_past_the_window(opened, mode):
+def test_replies_come_back_in_order_past_the_window(opened, mode, monkeypatch):
     session = opened(SOLUTION)
+    writes = []
+    write = Worker._write
+    monkeypatch.setattr(Worker, "_write", lambda worker, data: writes.append(len(data)) or write(worker, data))
     cases = [add_case(0.25 * k + 0.5) for k in range(400)]
     plans = [plan_op(case, "add") for case in cases]
     # more than the window, and more than both pipes hold (64 KiB each on Linux): sent all at
@@ -57,6 +60,8 @@ def test_replies_come_back_in_order_past_the_window(opened, mode):
     assert len(verdicts) == len(cases)
     assert all(v.passed("both") for v in verdicts)
     assert [v.expected_data for v in verdicts] == [(c.values["a"] + 0.5) * c.values["a"] for c in cases]
+    # sent a half window at a time, not a request at a time: each write wakes the child
+    assert max(writes) <= WINDOW_BYTES and len(writes) <= 2 * sum(writes) // WINDOW_BYTES + 1 < len(cases) // 10
 
 
 def test_a_batch_left_unread_costs_the_next_call_nothing(opened, mode):

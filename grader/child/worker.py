@@ -41,6 +41,7 @@ TRAINING_ENGINE = "\n\n".join((
 ))
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 WINDOW_BYTES = 16 * 1024  # requests sent ahead of their replies (a pipe holds at least this much)
+REFILL_BYTES = WINDOW_BYTES // 2  # more are sent once no more than this awaits its replies
 MAX_REPLY_DEPTH = 32  # a real reply nests four deep; a recursive parser must never see more
 OUTPUT_CAP_BYTES = 64 * 1024
 WATCH_SECONDS = 0.025  # how often the working directory is measured while a child works
@@ -184,8 +185,10 @@ class Worker:
         them one at a time, in order, exactly as if each were sent after the last
         reply. At most ``WINDOW_BYTES`` of requests await their replies (or a single
         request, however large), so the two processes never wait on each other with
-        both pipes full. Replies that will not be read (the caller stopped early) are
-        skipped when they come.
+        both pipes full. Requests go in one write per refill, and the window is refilled
+        only once half of it is answered: a write per request would wake the child once
+        a request, where it can read many lines at a time. Replies that will not be read
+        (the caller stopped early) are skipped when they come.
         """
         deadline = time.monotonic() + timeout
         queue = deque(requests)
@@ -194,15 +197,18 @@ class Worker:
         ready: tuple[int, bytes] | None = None  # the next request, made but not sent
         try:
             while queue or ready or awaiting:
-                while queue or ready:
+                lines = []
+                while (queue or ready) and (not awaiting or in_flight <= REFILL_BYTES or lines):
                     request_id, line = ready or self._line(encoded(queue.popleft()))
                     ready = None
                     if awaiting and in_flight + len(line) > WINDOW_BYTES:
                         ready = request_id, line
                         break
-                    self._write(line)
+                    lines.append(line)
                     awaiting.append((request_id, len(line)))
                     in_flight += len(line)
+                if lines:
+                    self._write(b"".join(lines))
                 request_id, size = awaiting.popleft()
                 in_flight -= size
                 yield self.receive(request_id, deadline - time.monotonic())

@@ -70,7 +70,6 @@ def build(iface, nodes, record=None, leaves=None, positions=None):
     that uses it puts it in a set).
     """
     built = []
-    positions = {} if positions is None else positions
     for index, node in enumerate(nodes):
         kind = node[0]
         if kind == "const":
@@ -93,7 +92,8 @@ def build(iface, nodes, record=None, leaves=None, positions=None):
             _, data, operand_ids, derivs, label = node
             hook = None if record is None else (lambda i=index: record(i))
             built.append(fixed_node(iface, data, [built[j] for j in operand_ids], derivs, label, hook))
-        positions.setdefault(address(built[-1]), index)
+        if positions is not None:
+            positions.setdefault(address(built[-1]), index)
     return built
 
 
@@ -116,11 +116,14 @@ def propagate(iface, root, nodes):
         if expanded:
             topo.append(v)
             continue
-        if address(v) in seen:
+        at = address(v)
+        if at in seen:
             continue
-        seen.add(address(v))
+        seen.add(at)
         stack.append((v, True))
-        for child in sorted(iface.children(v), key=key, reverse=True):
+        children = iface.children(v)  # a fresh list
+        children.sort(key=key, reverse=True)
+        for child in children:
             if address(child) not in seen:
                 stack.append((child, False))
     setattr(root, iface.grad, 1.0)

@@ -34,7 +34,7 @@ class Interface:
         self.V = V
         self.leaf = None
         tried = []
-        for shown, leaf in (("(x)", lambda d: V(d)), ("(x, ())", lambda d: V(d, ())),
+        for shown, leaf in (("(x)", V), ("(x, ())", lambda d: V(d, ())),
                             ("(x, (), '')", lambda d: V(d, (), ""))):
             tried.append(V.__name__ + shown)
             try:

@@ -72,15 +72,21 @@ def computed_attributes(cls):
 # class's address (a dictionary lookup by the class itself would run its metaclass's ``__hash__``),
 # and holding the class, so that an id is never taken for another's.
 READERS = {}
+# The class ``stored`` last read ``name`` from, with its reader: nearly every read of a case is of the
+# student's class, so most reads find it here, by name and the class's identity alone.
+LAST_READ = {}
 
 
 def stored(obj, name):
     """The value ``obj`` stores for ``name`` (instance dictionary or slot), read without
     running any of the student's code; ``AttributeError`` when it stores none."""
     cls = type(obj)
-    found = READERS.get((address(cls), name))
+    found = LAST_READ.get(name)
     if found is None or found[0] is not cls:
-        found = READERS[(address(cls), name)] = (cls, reading(cls, name))
+        found = READERS.get((address(cls), name))
+        if found is None or found[0] is not cls:
+            found = READERS[(address(cls), name)] = (cls, reading(cls, name))
+        LAST_READ[name] = found
     return found[1](obj)
 
 
@@ -93,11 +99,17 @@ def reading(cls, name):
     if type(slot) is types.MemberDescriptorType:
         return slot.__get__  # raises AttributeError itself for an empty slot
     descriptor = instance_dict_descriptor(cls)
+    get = descriptor.__get__ if descriptor is not None else None
 
     def read(obj):
-        namespace = dictionary_of(obj, cls, descriptor)
-        if name in namespace:
-            return namespace[name]
+        # ``dictionary_of``, inlined: this runs for every attribute of every node the child reads.
+        if get is not None:
+            try:
+                namespace = get(obj, cls)
+            except TypeError:
+                namespace = None
+            if type(namespace) is dict and name in namespace:
+                return namespace[name]
         raise AttributeError(f"{cls.__name__} stores no {name!r}")
     return read
 

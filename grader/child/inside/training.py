@@ -82,7 +82,7 @@ class Value:
             elif node not in seen:
                 seen.add(node)
                 stack.append((node, True))
-                stack.extend((parent, False) for parent, _ in node._parents)
+                stack += [(parent, False) for parent, _ in node._parents]  # a list: no generator per node
         self.grad = 1.0
         for node in reversed(order):
             for parent, local in node._parents:
