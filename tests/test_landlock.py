@@ -188,7 +188,7 @@ attempt("read the grader's environment", lambda: open(f"/proc/{{os.getppid()}}/e
 
 def test_what_the_child_may_read_leaves_out_the_grader_and_forbidden_libraries(tmp_path, monkeypatch):
     """Granted whole where nothing is left out beneath, entry by entry down to what is."""
-    from grader.child.inside import confinement
+    from grader.child.inside import allowlist
 
     def make(*paths):
         for path in paths:
@@ -207,7 +207,7 @@ def test_what_the_child_may_read_leaves_out_the_grader_and_forbidden_libraries(t
     monkeypatch.setattr(sys, "path", [f"{root}/stdlib", f"{root}/clean/lib", f"{root}/venv/site-packages"])
     rules = {"libraries": [f"{root}/libs"], "read": ["/etc/ld.so.cache"], "leave_out": ["grader", "micrograde",
                                                                                        "reference", "sympy", "torch"]}
-    found = confinement.readable(rules, [f"{root}/checkout/reference"])
+    found = allowlist.readable(rules, [f"{root}/checkout/reference"])
     assert sorted(p.removeprefix(root) for p in found if p.startswith(root)) == [
         "/clean/lib",  # its site-packages holds nothing left out: one rule
         "/libs",
@@ -215,4 +215,28 @@ def test_what_the_child_may_read_leaves_out_the_grader_and_forbidden_libraries(t
         "/venv/site-packages/__pycache__/six.cpython-311.pyc",
         "/venv/site-packages/numpy", "/venv/site-packages/numpy.libs",
     ]
-    assert f"/proc/{os.getpid()}" in found and "/etc/ld.so.cache" in found
+    assert "/etc/ld.so.cache" in found and not any(p.startswith("/proc") for p in found)  # the child adds its own
+
+
+def test_a_childs_own_layer_reads_nothing_of_the_working_directories_but_what_the_long_list_needs(tmp_path,
+                                                                                                  monkeypatch):
+    """Without namespaces the fork server's layer lets every child read and write the whole directory of
+    working directories: each child's own layer (``allowlist.elsewhere``) must grant nothing there but
+    the trees the long list reads from (and the child its own working directory, added apart)."""
+    from grader.child.inside import allowlist
+
+    root = tmp_path.resolve()
+    holder = root / "work"
+    for folder in (holder / "alice", holder / "python", root / "venv" / "site", root / "elsewhere"):
+        folder.mkdir(parents=True)
+    (root / "beside.txt").write_text("x")
+    monkeypatch.setattr(sys, "path", [str(root / "venv" / "site"), str(holder / "python")])
+    rules = {"libraries": [], "read": [], "leave_out": []}
+    top = "/" + str(holder).split("/")[1]
+    found = allowlist.elsewhere(str(holder), rules)
+    assert "/proc" not in found and "/usr" in found and top not in found
+    assert sorted(p for p in found if p.startswith(top + "/")) == sorted([str(holder / "python"), str(root / "venv")])
+    monkeypatch.setattr(sys, "path", [str(root)])  # a tree that holds the directory of working directories
+    found = allowlist.elsewhere(str(holder), rules)
+    assert sorted(p for p in found if p.startswith(top + "/")) == sorted(
+        str(root / name) for name in ("beside.txt", "elsewhere", "venv"))

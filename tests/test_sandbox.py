@@ -9,6 +9,7 @@ namespaces, and with them turned off as on a machine without any.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -158,7 +159,7 @@ def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
     Path(targets["copy"]).parent.mkdir()
     Path(targets["copy"]).write_bytes(Path(targets["reference"]).read_bytes())
     modules = json.dumps({name: (ROOT / "grader" / "child" / "inside" / f"{name}.py").read_text()
-                          for name in ("landlock", "confinement")})
+                          for name in ("landlock", "allowlist", "confinement")})
     stdout, stderr = run_child(box, PROBE, [modules, json.dumps(box.plan(work.resolve())), json.dumps(targets)], work)
     lines = [json.loads(line) for line in stdout.splitlines()]
     assert len(lines) == 2, stdout + stderr
@@ -287,3 +288,95 @@ def test_a_child_that_cannot_be_set_up_is_the_machines_failure_not_a_crash(tmp_p
     child.end()
     out.seek(0)
     assert out.read() == b""
+
+
+NEIGHBOURS = r"""
+import json, os, sys, types
+sys.modules["probe"] = types.ModuleType("probe")
+sys.modules["probe"].__path__ = []
+for name, text in json.loads(sys.argv[1]).items():  # as the child loads them (grader.child.shipping)
+    module = sys.modules["probe." + name] = types.ModuleType("probe." + name)
+    module.__package__ = "probe"
+    exec(compile(text, name, "exec"), module.__dict__)
+plan, targets = json.loads(sys.argv[2]), json.loads(sys.argv[3])
+layer = plan["landlock"]["layer"]
+given = os.readlink(f"/proc/self/fd/{layer}")
+held = module.apply(plan)
+results = {"layer given": given, "layer kept": os.path.exists(f"/proc/self/fd/{layer}")}
+
+def attempt(name, action):
+    try:
+        action()
+        results[name] = "ok"
+    except OSError as exc:
+        results[name] = exc.errno
+
+def write(path):
+    with open(path, "w") as out:
+        out.write("x")
+
+attempt("write in its working directory", lambda: write("mine"))
+attempt("read its working directory", lambda: open("mine").read())
+attempt("read the standard library", lambda: open(os.__file__).read())
+attempt("read its own /proc entry", lambda: open(f"/proc/{os.getpid()}/status").read())
+attempt("read the other's working directory", lambda: open(targets["other"] + "/secret").read())
+attempt("list the other's working directory", lambda: os.listdir(targets["other"]))
+attempt("write in the other's working directory", lambda: write(targets["other"] + "/planted"))
+attempt("read next to its working directory", lambda: open(targets["next"]).read())
+attempt("write next to its working directory", lambda: write(targets["next"]))
+attempt("list the directory of working directories", lambda: os.listdir(os.path.dirname(os.getcwd())))
+attempt("read the grader's environment", lambda: open(f"/proc/{os.getppid()}/environ", "rb").read())
+print(json.dumps({"held": held["landlock"], "results": results}), flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock is Linux's")
+def test_children_sharing_the_fork_servers_landlock_layer_reach_only_their_own_working_directory(tmp_path,
+                                                                                               monkeypatch):
+    """Without namespaces every child of a grading process restricts itself with the one layer the fork
+    server made (read-write on the whole directory of working directories) and a layer of its own: two
+    children of one grading process, one after the other, each reaches its own working directory and
+    neither the other's nor a file beside them."""
+    kernel, why = kernel_abi()
+    if not kernel:
+        pytest.skip(f"this kernel offers no Landlock: {why}")
+    monkeypatch.setenv("MICROGRADE_SANDBOX", "none")
+    launcher.detect.cache_clear()
+    try:
+        box = launcher.detect()
+        holder = tmp_path / "work"
+        works = [holder / "one", holder / "two"]
+        for work in works:
+            work.mkdir(parents=True)
+            (work / "secret").write_text(work.name)
+        (holder / "next.txt").write_text("beside")
+        modules = json.dumps({name: (ROOT / "grader" / "child" / "inside" / f"{name}.py").read_text()
+                              for name in ("landlock", "allowlist", "confinement")})
+        seen = []
+        for work, other in (works, works[::-1]):
+            out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+            targets = {"other": str(other.resolve()), "next": str((holder / "next.txt").resolve())}
+            argv = [modules, json.dumps(box.plan(work.resolve(), 3)), json.dumps(targets)]
+            child = launcher.Child(NEIGHBOURS, ["-c", *argv], (out.fileno(), err.fileno()), cwd=str(work),
+                                   env=sandbox.environment(str(work)), limits=sandbox.limits(30), isolated=False,
+                                   layer=box.shared_layer(work))
+            deadline = time.monotonic() + 60
+            while child.alive and time.monotonic() < deadline:
+                time.sleep(0.02)
+            child.end()
+            out.seek(0)
+            err.seek(0)
+            assert out.read(), err.read().decode()
+            out.seek(0)
+            seen.append(json.loads(out.read()))
+    finally:
+        launcher.detect.cache_clear()
+    for child in seen:
+        results = child["results"]
+        assert child["held"] == {"abi": kernel}
+        assert results.pop("layer given") == "anon_inode:[landlock-ruleset]" and results.pop("layer kept") is False
+        allowed = ("write in its working directory", "read its working directory", "read the standard library",
+                   "read its own /proc entry")
+        assert {name: results.pop(name) for name in allowed} == dict.fromkeys(allowed, "ok")
+        assert results == dict.fromkeys(results, errno.EACCES)
+    assert (holder / "next.txt").read_text() == "beside" and not (holder / "one" / "planted").exists()

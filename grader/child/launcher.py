@@ -88,13 +88,17 @@ class Child:
     """A child asked of the launcher: its pid (once the launcher has answered) and its end."""
 
     def __init__(self, program: str, argv: list[str], fds: tuple[int, ...], *, cwd: str, env: dict[str, str],
-                 limits: list[tuple[int, int, int]], isolated: bool) -> None:
+                 limits: list[tuple[int, int, int]], isolated: bool, layer: dict | None = None,
+                 runs_child: bool = False) -> None:
         """Ask for ``python -c program`` with ``sys.argv == argv``; ``fds`` are its standard output and
-        error, then what it gets as 3, 4, ... (see ``grader/child/inside/forkserver.py``)."""
+        error, then what it gets as 3, 4, ..., and after them the Landlock layer shared by the children
+        that ``layer`` describes, where it can be made; ``runs_child``: the program is the child's
+        (``shipping.BOOTSTRAP``), handed the child's modules the launcher has run (see
+        ``grader/child/inside/forkserver.py``)."""
         self.launcher = running()
         self.ticket = self.launcher.send({
             "kind": "spawn", "program": program, "argv": argv, "cwd": cwd, "env": env, "isolated": isolated,
-            "limits": limits}, fds)
+            "limits": limits, "layer": layer, "child": runs_child}, fds)
         self.pid: int | None = None
         self.pidfd: int | None = None
         self.ended = False

@@ -73,14 +73,30 @@ class Sandbox:
     def isolated(self) -> bool:
         return self.mode == "namespaces"
 
-    def plan(self, workdir: Path) -> dict:
-        """What the child is to do to itself before any submission code runs (see ``confinement``)."""
+    def plan(self, workdir: Path, layer: int | None = None) -> dict:
+        """What the child is to do to itself before any submission code runs (see ``confinement``);
+        ``layer`` is the descriptor the child finds the shared Landlock layer at (``shared_layer``)."""
         hidden = hidden_paths()
+        rules = landlock_rules()
         return {
             "isolated": self.isolated, "workdir": str(workdir), "work_bytes": WORK_BYTES,
             "work_files": WORK_FILES, "shm_bytes": SHM_BYTES, "hidden": hidden,
-            "hidden_names": list(GRADER_PACKAGES), **root_contents(), "landlock": landlock_rules(),
+            "hidden_names": list(GRADER_PACKAGES), **root_contents(),
+            "landlock": None if rules is None else {**rules, "layer": layer},
         }
+
+    def shared_layer(self, workdir: Path) -> dict | None:
+        """What the fork server makes the Landlock layer shared by every child from (see
+        ``grader/child/inside/allowlist.py``): the rules, the grader's packages and the directory that
+        holds the working directories (``workdir``'s, resolved). With namespaces (``isolated``) the
+        fork server only finds what the child may read: the child's working directory and ``/proc``
+        are its own file systems, which no rule made beforehand can name, so it makes its one layer
+        itself. ``None`` where Landlock is turned off."""
+        rules = landlock_rules()
+        if rules is None or not sys.platform.startswith("linux"):
+            return None
+        return {"rules": rules, "hidden": hidden_paths(), "holder": str(workdir.resolve().parent),
+                "isolated": self.isolated}
 
     def to_json(self, held: dict | None = None) -> dict:
         """The ``sandbox`` section of the report, from what the child said held (``held``).

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import reference.nn
 from grader.child import launcher, sandbox
-from grader.child.shipping import BOOTSTRAP, CHILD_MODULES, blob, child_mark, code_file, shipment
+from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, shipment
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
@@ -49,11 +49,12 @@ WATCH_SECONDS = 0.025  # how often the working directory is measured while a chi
 
 @functools.cache
 def compiled(training: bool) -> bytes:
-    """The child's code, read once a process, before the first child starts (nothing a submission
-    does later can change what the next child is given): the modules of ``grader/child/inside/``
-    and, for the child that grades ``train_step`` only, the training engine."""
+    """What a child is shipped beside the modules of ``grader/child/inside/`` (the fork server has run
+    those, ``grader.child.shipping``), made once a process, before the first child starts (nothing a
+    submission does later can change what the next child is given): the training engine, for the
+    child that grades ``train_step`` only."""
     engine = compile(TRAINING_ENGINE, "<training engine>", "exec") if training else None
-    return blob(shipment(CHILD_MODULES, engine))
+    return blob(shipment((), engine))
 
 
 class WorkerLost(BaseException):
@@ -110,12 +111,15 @@ class Worker:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         code = code_file(compiled(self.training))
+        workdir = self.workdir.resolve()
+        layer = self.sandbox.shared_layer(workdir)
+        passed = (code, req_r, rep_w)  # the child's 3, 4, 5; the shared Landlock layer, if any, comes next
         try:
             self.process = launcher.Child(
                 BOOTSTRAP, ["-c", child_mark(), "3", "4", "5"], (self.streams.stdout.fileno(),
-                self.streams.stderr.fileno(), code, req_r, rep_w), cwd=str(self.workdir),
+                self.streams.stderr.fileno(), *passed), cwd=str(self.workdir),
                 env=sandbox.environment(str(self.workdir)), limits=sandbox.limits(self.cpu_seconds),
-                isolated=self.sandbox.isolated)
+                isolated=self.sandbox.isolated, layer=layer, runs_child=True)
         finally:
             os.close(code)
             os.close(req_r)
@@ -123,10 +127,10 @@ class Worker:
         self._requests = os.fdopen(req_w, "wb", buffering=0)
         self._replies = rep_r
         self._buffer = b""
-        workdir = self.workdir.resolve()
+        at = None if layer is None or self.sandbox.isolated else 3 + len(passed)  # the layer's descriptor, if any
         self.init_id = self.send({
             "kind": "init", "workdir": str(workdir), "hidden": sandbox.hidden_paths(), "output_cap": OUTPUT_CAP_BYTES,
-            "confinement": self.sandbox.plan(workdir),
+            "confinement": self.sandbox.plan(workdir, at),
         })
         self._unawaited = {self.init_id}
         self.init_reply: dict = {}

@@ -20,7 +20,8 @@ each step needing the privileges the next one gives up:
    root of a user namespace keeps its uid but loses every capability, for good
    (securebits locked, bounding set emptied);
 3. ``PR_SET_NO_NEW_PRIVS``, so no executable can give any of it back;
-4. Landlock (``restrict_files``, by ``landlock``), with or without namespaces:
+4. Landlock (``restrict_files``, by ``landlock``; without namespaces in two
+   layers, see ``allowlist``), with or without namespaces:
    the child and all it could start may read only the shared libraries, the
    interpreter, its standard library and the site-packages entries a submission
    may import (not the grader's, the reference engine's or a forbidden
@@ -47,6 +48,7 @@ import struct
 import sys
 
 from . import landlock
+from .allowlist import DEVICES, elsewhere, readable
 
 NOBODY = 65534
 
@@ -56,8 +58,6 @@ MNT_DETACH = 2
 # statvfs flags of a mount that a remount inside a user namespace must keep (else EPERM)
 LOCKED_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
                 (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
-DEVICES = ("null", "zero", "full", "random", "urandom")
-SITE_DIRECTORIES = ("site-packages", "dist-packages")
 
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 24, 28, 38, 22
 SIGKILL = 9
@@ -332,82 +332,34 @@ def drop_privileges(workdir: str) -> str:
     return who
 
 
-def left_out(name: str, names: frozenset) -> bool:
-    """Whether an entry of a directory on ``sys.path`` belongs to one of ``names``: the package or
-    module, its ``.dist-info`` or ``.egg-info``, its ``.egg-link`` or ``.pth``, an editable install's
-    finder, its ``name.libs``, or a ``name_something`` of its own."""
-    stem = name.lower().removeprefix("__editable__.").removeprefix("__editable___")
-    stem = stem.replace("-", "_").partition(".")[0]
-    return stem in names or stem.partition("_")[0] in names  # (no name in ``names`` has a "_")
-
-
-def contents(directory: str) -> list[os.DirEntry]:
-    """The entries of ``directory`` (none if it cannot be listed)."""
-    try:
-        with os.scandir(directory) as listing:
-            return list(listing)
-    except OSError:
-        return []
-
-
-def readable(rules: dict, hidden: list[str]) -> dict[str, bool | None]:
-    """Everything Landlock lets the child read, each path with whether it is a directory (``None``: not
-    known): as few rules as leave out what it may not read.
-
-    What it may not read: the ``hidden`` directories (the grader's packages),
-    the entries of each directory on this process's ``sys.path`` (and of a site
-    directory's byte-code cache) that belong to the grader, the reference engine
-    or a forbidden library (``rules["leave_out"]``), and a site-packages directory
-    off ``sys.path`` (the base interpreter's, beneath its standard library) that
-    holds any. What it may: the shared libraries (``rules["libraries"]``), every
-    directory and file on ``sys.path``, ``rules["read"]`` and its own ``/proc``
-    entry, each granted whole where nothing left out lies beneath it, else entry
-    by entry down to what is left out. A directory granted entry by entry cannot
-    be listed: the import system's listings of them are made before Landlock,
-    and kept (``restrict_files``).
-    """
-    names = frozenset(rules["leave_out"])
-    on_path = dict.fromkeys(os.path.realpath(entry) for entry in sys.path if os.path.exists(entry))
-    excluded = {os.path.realpath(h) for h in hidden}
-    for directory in on_path:
-        site = os.path.basename(directory) in SITE_DIRECTORIES
-        for entry in contents(directory):
-            if left_out(entry.name, names):
-                excluded.add(entry.path)
-            elif site and entry.name == "__pycache__":
-                excluded.update(e.path for e in contents(entry.path) if left_out(e.name, names))
-            elif entry.name in SITE_DIRECTORIES and entry.path not in on_path:
-                if any(left_out(e.name, names) for e in contents(entry.path)):
-                    excluded.add(entry.path)
-
-    holding = {x[:i] for x in excluded for i in range(1, len(x)) if x[i] == "/"}  # what lies above each
-
-    found = dict.fromkeys([*rules["read"], f"/proc/{os.getpid()}"])
-
-    def grant(path, link, directory):
-        real = os.path.realpath(path) if link else path
-        if real in excluded:
-            return
-        if real not in holding:
-            found[path] = directory
-            return
-        for entry in contents(real):
-            grant(entry.path, entry.is_symlink(), entry.is_dir())
-
-    for tree in dict.fromkeys([*(os.path.realpath(t) for t in rules["libraries"] if os.path.exists(t)), *on_path]):
-        grant(tree, False, None)
-    return found
-
-
 def restrict_files(plan: dict) -> dict:
-    """Landlock (``landlock``): read only what ``readable`` finds, write only in the working
-    directory, use only ``/dev/null`` and its kind. Returns what held, for the report."""
+    """Landlock (``landlock``): read only what ``readable`` finds and the child's own ``/proc`` entry,
+    write only in the working directory, use only ``/dev/null`` and its kind. Without namespaces the
+    long list is the fork server's layer, made once (``allowlist``), at descriptor ``layer``: the child
+    adds its own small one, and closes that descriptor before any submission code runs. Returns what
+    held, for the report."""
     rules = plan["landlock"]
     if rules is None:
         return {"abi": 0, "error": "turned off (MICROGRADE_LANDLOCK=0)"}
-    paths = readable(rules, plan["hidden"])
+    shared = rules["layer"]
+    if landlock.is_ruleset(shared):
+        paths = elsewhere(os.path.dirname(plan["workdir"]), rules)
+    else:
+        shared, paths = None, readable(rules, plan["hidden"])
+    paths[f"/proc/{os.getpid()}"] = None
     sys.modules["_frozen_importlib_external"].PathFinder.find_spec("micrograde-no-such-module")  # list them now
-    return landlock.restrict(paths, [plan["workdir"]], [f"/dev/{name}" for name in DEVICES])
+    return landlock.restrict(paths, [plan["workdir"]], [f"/dev/{name}" for name in DEVICES], shared)
+
+
+def release(plan: dict) -> None:
+    """Close the fork server's Landlock layer (``restrict_files``), whatever held: a rule a submission
+    added to it would reach every child made with it after."""
+    layer = (plan["landlock"] or {}).get("layer")
+    if layer is not None:
+        try:
+            os.close(layer)
+        except OSError:
+            pass
 
 
 def instruction(code: int, k: int, jt: int | str = 0, jf: int | str = 0) -> list:
@@ -470,6 +422,14 @@ def apply(plan: dict) -> dict:
     Every step is tried even when an earlier one failed: a layer that holds is
     worth having, and the report says which did not.
     """
+    try:
+        return carry_out(plan)
+    finally:
+        release(plan)
+
+
+def carry_out(plan: dict) -> dict:
+    """Each step of ``apply``, in order."""
     held = {"filesystem": "shared with the grader", "user": "unchanged", "capabilities_left": True,
             "no_new_privs": False, "seccomp": False}
     if plan["isolated"]:

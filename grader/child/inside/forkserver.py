@@ -3,10 +3,12 @@
 Starting Python and importing what the child's modules and the confinement use costs
 about 30 ms; a batch worker starts two children per submission. So each
 grading process starts this program once (``grader.child.launcher``), and it forks
-every child from itself: the interpreter is already up and those modules are
-already imported. It never runs or reads submission code, and holds nothing
-of the grader's: like the child's modules it imports only the standard library, and
-its code arrives compiled from the grading process.
+every child from itself: the interpreter is already up, those modules are
+already imported and the child's own modules already run (a child's program,
+``grader.child.shipping.BOOTSTRAP``, is handed their entry point and namespaces
+instead of running them again). It never runs or reads submission code, and
+holds nothing of the grader's: like the child's modules it imports only the
+standard library, and its code arrives compiled from the grading process.
 
 A child is started as ``unshare --fork --pid --kill-child`` and ``python -c``
 would start it, with every layer the grading process asks for:
@@ -19,7 +21,8 @@ would start it, with every layer the grading process asks for:
   and waits for it (it dies with its parent, and its namespace with it);
 - the program (the child's, ``grader.child.inside.protocol``, or a test's) run with the environment
   and ``sys.argv`` asked for, its descriptors at 3, 4, ... in the order sent,
-  and nothing else open.
+  then, where the request asks for one (``layer``), the Landlock layer shared by
+  every child (``shared_layer``), and nothing else open.
 
 Requests and replies are ``marshal``led dictionaries on a Unix socket that keeps
 message bounds (``SOCK_SEQPACKET``, or ``SOCK_DGRAM`` where there is none), shared
@@ -50,6 +53,8 @@ import sys
 import threading  # noqa: F401
 import types  # noqa: F401
 
+from . import allowlist, landlock
+
 PR_SET_PDEATHSIG, PR_SET_NAME, SIGKILL = 1, 15, 9
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -65,6 +70,8 @@ PARENT_CHECK_SECONDS = 1.0  # without Linux's parent-death signal: how often to 
 LIBC = ctypes.CDLL(None, use_errno=True)
 PRCTL = getattr(LIBC, "prctl", None) if LINUX else None
 SUPERVISED = set()  # children whose program runs under a supervisor (see become_child), by pid
+SHARED = {}  # the Landlock layers made for children (see shared_layer), by what they were made of
+CHILD = []  # the child's entry point and its modules' namespaces, run here once (see main)
 
 
 def die_with_parent(parent=None):
@@ -121,6 +128,8 @@ def run(request):
     sys.setrecursionlimit(sys.getrecursionlimit() + depth)
     del frame
     exit_now, interpreter = os._exit, sys
+    if request.get("child"):
+        namespace["_entry"] = CHILD[0]
     globals().clear()
     code = 0
     try:
@@ -136,6 +145,26 @@ def run(request):
         except Exception:  # noqa: BLE001, S110 - a stream the program replaced or closed
             pass
     exit_now(code)
+
+
+def shared_layer(spec):
+    """The descriptor of the Landlock layer that ``spec`` describes (``allowlist``: what the children may
+    read, ``/proc`` (each child's own layer narrows it to its own entry) and ``spec["holder"]``, the
+    directory of their working directories, read-write), made the first time it is asked for and kept
+    for every child after; ``None`` where it cannot be made (the child then makes a single layer
+    itself, and says why where it cannot either), and with namespaces, where the child makes its one
+    layer from what is found here (``allowlist.readable``)."""
+    read = allowlist.readable(spec["rules"], spec["hidden"])
+    if spec["isolated"]:
+        return None
+    key = marshal.dumps(spec)
+    if key not in SHARED:
+        try:
+            SHARED[key] = landlock.layer(landlock.abi(), {**read, "/proc": True}, [spec["holder"]],
+                                         [f"/dev/{name}" for name in allowlist.DEVICES])
+        except OSError:
+            SHARED[key] = None
+    return SHARED[key]
 
 
 def become_child(request, fds, ready, launcher):
@@ -202,7 +231,9 @@ def forked(channel, child):
 def spawn(request, fds, channel):
     """Fork a child for ``request``; the reply holds its pid (and a pidfd) or why it could not start."""
     launcher = os.getpid()
-    pid, why = forked(channel, lambda ready: become_child(request, fds, ready, launcher))
+    layer = shared_layer(request["layer"]) if request.get("layer") is not None else None
+    given = fds if layer is None else [*fds, layer]
+    pid, why = forked(channel, lambda ready: become_child(request, given, ready, launcher))
     for fd in fds:
         os.close(fd)
     if why is not None:
@@ -252,8 +283,12 @@ def probe(channel):
 
 
 def main(shipped, namespaces):
-    """Fork a child for each request of the grading process until it is gone. (``shipped`` and
-    ``namespaces`` are what started this process, ``grader.child.shipping``: nothing more is needed of them.)"""
+    """Fork a child for each request of the grading process until it is gone. ``shipped`` and
+    ``namespaces`` are what started this process (``grader.child.shipping``): the child's modules, run,
+    and this one; the child's entry point and namespaces are kept for the children (``run``)."""
+    child = namespaces[:-1]
+    CHILD.append((child[-1]["main"], child))
+    del shipped, namespaces, child
     grader = int(sys.argv[-1])
     die_with_parent(grader)
     if PRCTL is not None:

@@ -131,31 +131,50 @@ class Rules:
         return True
 
 
-def restrict(read: dict[str, bool | None], write: list[str], devices: list[str]) -> dict:
-    """Restrict this process (it must be single-threaded and have ``PR_SET_NO_NEW_PRIVS``) and all
-    it starts to reading ``read`` (each path with whether it is a directory, or ``None``: not known),
-    writing ``write`` and using ``devices``, and nothing else.
-
-    Returns ``{"abi": N}`` once the restriction holds, else ``{"abi": N or 0, "error": why}``
-    (nothing is restricted then).
-    """
+def layer(version: int, read: dict[str, bool | None], write: list[str], devices: list[str]) -> int:
+    """A ruleset (its descriptor) handling every right ``version`` knows, that lets read ``read`` (each path
+    with whether it is a directory, or ``None``: not known), write ``write`` and use ``devices``."""
+    fd = ruleset(version)
     try:
-        version = abi()
-    except OSError as exc:
-        return {"abi": 0, "error": exc.strerror}
-    handled = FS_RIGHTS[min(version, max(FS_RIGHTS))]
-    try:
-        fd = ruleset(version)
-    except OSError as exc:
-        return {"abi": version, "error": f"creating the ruleset: {exc.strerror}"}
-    try:
-        rules = Rules(fd, handled)
+        rules = Rules(fd, FS_RIGHTS[min(version, max(FS_RIGHTS))])
         for path, directory in read.items():
             rules.allow(path, READ, directory)
         for paths, rights in ((write, WRITE), (devices, DEVICE)):
             for path in paths:
                 rules.allow(path, rights)
-        syscall(RESTRICT_SELF, fd, 0)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def is_ruleset(fd: int | None) -> bool:
+    """Whether descriptor ``fd`` of this process is a Landlock ruleset (such as ``layer`` makes)."""
+    try:
+        return fd is not None and os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:[landlock-ruleset]"
+    except OSError:
+        return False
+
+
+def restrict(read: dict[str, bool | None], write: list[str], devices: list[str], shared: int | None = None) -> dict:
+    """Restrict this process (it must be single-threaded and have ``PR_SET_NO_NEW_PRIVS``) and all
+    it starts to reading ``read`` (each path with whether it is a directory, or ``None``: not
+    known), writing ``write`` and using ``devices``, and nothing else; and, where ``shared`` is a
+    ruleset made beforehand (``layer``), to what it allows too (layers intersect).
+
+    Returns ``{"abi": N}`` once the restriction holds, else ``{"abi": N or 0, "error": why}``.
+    """
+    try:
+        version = abi()
+    except OSError as exc:
+        return {"abi": 0, "error": exc.strerror}
+    try:
+        fd = layer(version, read, write, devices)
+    except OSError as exc:
+        return {"abi": version, "error": f"creating the ruleset: {exc.strerror}"}
+    try:
+        for ruleset_fd in (shared, fd) if shared is not None else (fd,):
+            syscall(RESTRICT_SELF, ruleset_fd, 0)
     except OSError as exc:
         return {"abi": version, "error": exc.strerror}
     finally:
