@@ -1,5 +1,3 @@
-import sys
+from grader.cli import entry
 
-from grader.cli import main
-
-sys.exit(main())
+entry()

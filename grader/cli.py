@@ -9,11 +9,13 @@ line on stderr, never a traceback (``MICROGRADE_DEBUG=1`` shows it).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 EXIT_OK, EXIT_LOST_POINTS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -290,5 +292,23 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def entry() -> NoReturn:
+    """The ``micrograde`` command (and ``python -m grader``): ``main``, then out without taking the
+    interpreter down piece by piece.
+
+    Freeing every module and object one by one at exit costs a grade about 20 ms, more than reading
+    the submission, and nothing needs it: the registered exit handlers still run (a temporary
+    directory Hypothesis used), the streams are flushed, the children die with the launcher as
+    before. ``main`` itself returns, for the callers that grade in their own process."""
+    code = main()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that went away, or a stream closed already
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
