@@ -38,6 +38,7 @@ from grader.exercise import ops
 from grader.exercise.expr import operands
 from grader.judging.judge import Verdict, close
 from grader.submission.source import Location, Submission
+from grader.submission.tree import walk
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def written(submission: Submission, method: str) -> Written | None:
         for unit in source.units:
             if unit.tree is None or unit.cell != where.cell:
                 continue
-            for node in ast.walk(unit.tree):
+            for node in walk(unit.tree):
                 if isinstance(node, Function) and node.name == method and node.lineno == where.line:
                     return Written(node, where)
     return None
@@ -165,7 +166,7 @@ def overwrites_gradient(function: Function) -> bool | None:
         return None
     return any(isinstance(stmt, ast.Assign) and not any(
         isinstance(n, ast.Attribute) and n.attr == "grad" and owner(n) == name and isinstance(n.ctx, ast.Load)
-        for n in ast.walk(stmt.value)) for stmt in updates
+        for n in walk(stmt.value)) for stmt in updates
         for name in [owner(attribute_target(stmt, "grad"))])
 
 
@@ -177,13 +178,13 @@ def unbound(function: Function, error: dict) -> ast.stmt | None:
     if error.get("type") not in ("NameError", "UnboundLocalError") or found is None:
         return None
     name = found.group(1) or found.group(2)
-    bound = {a.arg for n in ast.walk(function) if isinstance(n, ast.arguments)
+    bound = {a.arg for n in walk(function) if isinstance(n, ast.arguments)
              for a in n.posonlyargs + n.args + n.kwonlyargs}
-    bound |= {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    bound |= {n.name for n in ast.walk(function) if isinstance(n, Function)}
+    bound |= {n.id for n in walk(function) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound |= {n.name for n in walk(function) if isinstance(n, Function)}
     if name in bound:
         return None
-    uses = sorted((n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name),
+    uses = sorted((n for n in walk(function) if isinstance(n, ast.Name) and n.id == name),
                   key=lambda n: (n.lineno, n.col_offset))
     return top_level(function, uses[0]) if uses else None
 
@@ -291,7 +292,7 @@ def grad_statement(code: str, function: Function, verdict: Verdict | None, targe
         result = returned.value.id
         misread = [s for s, o in updates if any(  # (``x.grad = x.grad + ...`` reads its own: that is adding)
             isinstance(n, ast.Attribute) and n.attr == "grad" and owner(n) not in (None, result, o)
-            for n in ast.walk(s.value))]
+            for n in walk(s.value))]
         if misread:
             return misread[0]
     by_operand = {i: [s for s, o in updates if o == name] for i, name in enumerate(names)}
@@ -373,9 +374,9 @@ def loop_or_call(function: Function, call: ast.Call) -> ast.AST:
 def appended_before_children(function: Function) -> ast.stmt | None:
     """A node put in the order before its operands are visited (``topo.append(v)`` above the
     loop over ``v._prev`` or the ``stack.extend(v._prev)``)."""
-    names = {n.name for n in ast.walk(function) if isinstance(n, Function)}
+    names = {n.name for n in walk(function) if isinstance(n, Function)}
     order = traversal.order_list(function)  # when known, only appends to it put nodes in the order
-    for block in (n for n in ast.walk(function) if hasattr(n, "body")):
+    for block in (n for n in walk(function) if hasattr(n, "body")):
         body = [s for s in getattr(block, "body", []) if isinstance(s, ast.stmt)]
         for k, stmt in enumerate(body):
             if (isinstance(stmt, ast.Expr) and calls(stmt, "append")
@@ -389,8 +390,8 @@ def appended_before_children(function: Function) -> ast.stmt | None:
 def first_of_builder(function: Function) -> ast.stmt | None:
     """The first statement of the code that walks operands (a nested function or a loop): where a
     check for nodes already visited belongs."""
-    names = {n.name for n in ast.walk(function) if isinstance(n, Function)}
-    for node in ast.walk(function):
+    names = {n.name for n in walk(function) if isinstance(n, Function)}
+    for node in walk(function):
         if isinstance(node, Function) and node is not function and walks_children(node, {node.name}):
             return node.body[0]
     for node in statements(function):

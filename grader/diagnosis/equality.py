@@ -20,6 +20,7 @@ from grader.exercise.ops import method_name
 from grader.judging.judge import Verdict
 from grader.report.model import Report
 from grader.submission.source import Location, SourceFile, Submission
+from grader.submission.tree import walk
 
 CAUSE = {
     "value": "{cls} defines __eq__ on data, so two distinct nodes with the same value are equal: a set (or "
@@ -61,9 +62,9 @@ def membership_line(source: SourceFile, class_name: str, method: str) -> Locatio
                 continue
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == method:
-                    tests = [n for n in ast.walk(item) if isinstance(n, ast.Compare)
+                    tests = [n for n in walk(item) if isinstance(n, ast.Compare)
                              and any(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops)]
-                    adds = [n for n in ast.walk(item) if isinstance(n, ast.Call) and (
+                    adds = [n for n in walk(item) if isinstance(n, ast.Call) and (
                         (isinstance(n.func, ast.Name) and n.func.id == "set")
                         or (isinstance(n.func, ast.Attribute) and n.func.attr == "add"))]
                     for uses in (tests, adds):  # where a node is looked up first: there the two collapse

@@ -11,20 +11,21 @@ import ast
 from collections.abc import Iterator
 
 from grader.child.inside.interface import CHILDREN_NAMES
+from grader.submission.tree import walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def statements(node: ast.AST) -> Iterator[ast.stmt]:
     """Every statement inside ``node``, nested functions included, in source order."""
-    found = [n for n in ast.walk(node) if isinstance(n, ast.stmt) and n is not node]
+    found = [n for n in walk(node) if isinstance(n, ast.stmt) and n is not node]
     return iter(sorted(found, key=lambda n: (n.lineno, n.col_offset)))
 
 
 def top_level(function: Function, inner: ast.AST) -> ast.stmt | None:
     """The statement of ``function``'s own body that contains ``inner``."""
     for stmt in function.body:
-        if any(n is inner for n in ast.walk(stmt)):
+        if any(n is inner for n in walk(stmt)):
             return stmt
     return None
 
@@ -34,7 +35,7 @@ def attribute_target(stmt: ast.stmt, attr: str) -> ast.Attribute | None:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else (
         [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else [])
     for target in targets:
-        for node in ast.walk(target):
+        for node in walk(target):
             if isinstance(node, ast.Attribute) and node.attr == attr:
                 return node
     return None
@@ -47,7 +48,7 @@ def owner(attribute: ast.Attribute) -> str | None:
 
 def calls(node: ast.AST, name: str) -> list[ast.Call]:
     """Calls of a method or function called ``name`` inside ``node``, in source order."""
-    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and (
+    found = [n for n in walk(node) if isinstance(n, ast.Call) and (
         (isinstance(n.func, ast.Attribute) and n.func.attr == name)
         or (isinstance(n.func, ast.Name) and n.func.id == name))]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
@@ -77,7 +78,7 @@ def statement_of(function: Function, inner: ast.AST) -> ast.stmt | None:
 
 def walks_children(node: ast.AST, function_names: set[str]) -> bool:
     """Whether ``node`` visits a node's operands: reads ``_prev`` (or its other names) or recurses."""
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Attribute) and n.attr in CHILDREN_NAMES:
             return True
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in function_names:

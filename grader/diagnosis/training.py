@@ -21,6 +21,7 @@ from grader.diagnosis.syntax import (
     top_level,
 )
 from grader.judging.judge import Verdict
+from grader.submission.tree import walk
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class TrainShape:
 
 def parameter_loops(function: Function) -> list[ast.For]:
     """The loops over the model's parameters (``for p in model.parameters()``)."""
-    return [n for n in ast.walk(function) if isinstance(n, ast.For) and (
+    return [n for n in walk(function) if isinstance(n, ast.For) and (
         calls(n.iter, "parameters") or (isinstance(n.iter, ast.Attribute) and n.iter.attr == "parameters"))]
 
 
@@ -76,7 +77,7 @@ def gradient_resets(function: Function) -> list[ast.AST]:
     """Where gradients are reset: each ``zero_grad()`` call's statement, and each ``p.grad = 0``
     in a loop, in source order."""
     found: list[ast.AST] = [statement_of(function, call) for call in calls(function, "zero_grad")]
-    for loop in (n for n in ast.walk(function) if isinstance(n, ast.For)):
+    for loop in (n for n in walk(function) if isinstance(n, ast.For)):
         resets = [s for s in loop.body if isinstance(s, ast.Assign) and attribute_target(s, "grad") is not None
                   and isinstance(s.value, ast.Constant) and s.value.value == 0]
         # A loop that only resets is the reset; in a loop that also updates, the reset statement is.

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from grader.child.inside.interface import CHILDREN_NAMES
 from grader.diagnosis.syntax import Function, calls, last_statement, statement_of
+from grader.submission.tree import walk
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ def names_in(node: ast.AST | None) -> set[str]:
     """The variables an expression reads (``id(child)`` reads ``child``; a called name is not read)."""
     if node is None:
         return set()
-    called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in called}
+    called = {id(n.func) for n in walk(node) if isinstance(n, ast.Call)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and id(n) not in called}
 
 
 def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
@@ -71,7 +72,7 @@ def receiver(call: ast.Call) -> str | None:
 
 
 def names_in_targets(loops: list[ast.For]) -> set[str]:
-    return {n.id for loop in loops for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return {n.id for loop in loops for n in walk(loop.target) if isinstance(n, ast.Name)}
 
 
 def popped(loop: ast.While) -> str | None:
@@ -96,7 +97,7 @@ def scopes(function: Function, me: str | None) -> list[Scope]:
     """The code that visits nodes: a nested function that reads operands, or that the function
     starts on the root (its walk may be what is missing); a stack loop that reads operands."""
     found = []
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, Function) and node is not function and (
                 children_reads(node) or started_from(function, node, me)):
             args = node.args.posonlyargs + node.args.args
@@ -109,7 +110,7 @@ def scopes(function: Function, me: str | None) -> list[Scope]:
 
 def block_of(root: ast.AST, stmt: ast.stmt) -> list[ast.stmt]:
     """The statement list that holds ``stmt``."""
-    for node in ast.walk(root):
+    for node in walk(root):
         for name in ("body", "orelse"):
             block = getattr(node, name, None)
             if isinstance(block, list) and any(s is stmt for s in block):
@@ -119,11 +120,11 @@ def block_of(root: ast.AST, stmt: ast.stmt) -> list[ast.stmt]:
 
 def loops_over_children(scope: Scope) -> list[ast.For]:
     return [n for n in own_nodes(scope.code) if isinstance(n, ast.For) and any(
-        isinstance(a, ast.Attribute) and a.attr in CHILDREN_NAMES for a in ast.walk(n.iter))]
+        isinstance(a, ast.Attribute) and a.attr in CHILDREN_NAMES for a in walk(n.iter))]
 
 
 def within(outer: ast.AST, inner: ast.AST) -> bool:
-    return any(n is inner for n in ast.walk(outer))
+    return any(n is inner for n in walk(outer))
 
 
 # ---------------------------------------------------------------- the roles, one by one
@@ -143,14 +144,14 @@ def recursion(scope: Scope) -> ast.stmt | None:
     belongs in the loop's body)."""
     for made in own_nodes(scope.code):  # a comprehension over the operands yields each operand
         if isinstance(made, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) and any(
-                isinstance(a, ast.Attribute) and a.attr in CHILDREN_NAMES for a in ast.walk(made.generators[0].iter)):
-            inner = {n.id for n in ast.walk(made.generators[0].target) if isinstance(n, ast.Name)}
+                isinstance(a, ast.Attribute) and a.attr in CHILDREN_NAMES for a in walk(made.generators[0].iter)):
+            inner = {n.id for n in walk(made.generators[0].target) if isinstance(n, ast.Name)}
             if not names_in(made.elt) & inner:
                 return statement_of(scope.code, made)
     if not scope.recursive:
         loops = loops_over_children(scope)
         for loop in loops:  # each operand pushed, not another node
-            inner = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+            inner = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
             for call in method_calls(loop, "append"):
                 if call.args and not names_in(call.args[0]) & inner:
                     return statement_of(loop, call)
@@ -165,8 +166,8 @@ def recursion(scope: Scope) -> ast.stmt | None:
         return statement_of(scope.code, appends[0]) if appends else scope.code.body[-1]
     name = scope.code.name
     for loop in loops_over_children(scope):
-        inner = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-        recursing = [n for n in ast.walk(loop) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        inner = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+        recursing = [n for n in walk(loop) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                      and n.func.id == name]
         if not recursing:
             return loop.body[0]
@@ -217,7 +218,7 @@ def guard_fault(scope: Scope, loops: list[ast.For]) -> ast.stmt | None:
     the operand), marking it in its unseen branch; a missing mark belongs first in that branch."""
     for guard in guards(scope):
         allowed = {scope.node} | {n.id for loop in loops if within(loop, guard.test)
-                                  for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+                                  for n in walk(loop.target) if isinstance(n, ast.Name)}
         if not guard.element & allowed:
             return guard.test
         unseen, seen = branches(scope, guard)
@@ -235,10 +236,10 @@ def guard_fault(scope: Scope, loops: list[ast.For]) -> ast.stmt | None:
 
 def order_list(function: Function) -> str | None:
     """The list the nodes are run from: ``topo`` in ``for node in reversed(topo)``, one the function makes."""
-    made = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    for loop in (n for n in ast.walk(function) if isinstance(n, ast.For)):
+    made = {n.id for n in walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for loop in (n for n in walk(function) if isinstance(n, ast.For)):
         if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "_backward"
-               for c in ast.walk(loop)):
+               for c in walk(loop)):
             names = names_in(loop.iter)
             if len(names) == 1 and names <= made:
                 return next(iter(names))
@@ -292,8 +293,8 @@ def run_fault(function: Function) -> ast.stmt | None:
     if not runs:
         loops = [s for s in function.body if isinstance(s, (ast.For, ast.While)) and not children_reads(s)]
         return loops[-1].body[0] if loops else function.body[-1]
-    for loop in (n for n in ast.walk(function) if isinstance(n, ast.For) and not children_reads(n)):
-        target = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for loop in (n for n in walk(function) if isinstance(n, ast.For) and not children_reads(n)):
+        target = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
         for call in runs:
             if within(loop, call) and receiver(call) is not None and receiver(call) not in target:
                 return statement_of(loop, call)

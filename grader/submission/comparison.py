@@ -17,6 +17,7 @@ import ast
 
 from grader.child.inside.policy import AUTOGRAD_LIBRARIES as LIBRARIES
 from grader.submission.notebook import SKIP_TAG
+from grader.submission.tree import walk
 
 
 def graded_names(trees: list[ast.Module], roles: set[str]) -> set[str]:
@@ -26,7 +27,7 @@ def graded_names(trees: list[ast.Module], roles: set[str]) -> set[str]:
     for tree in trees:
         for node in tree.body:
             if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in roles:
-                inner = list(ast.walk(node))
+                inner = list(walk(node))
                 local = {n.arg for n in inner if isinstance(n, ast.arg)} | {
                     n.id for n in inner if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
                 found.update(n.id for n in inner if isinstance(n, ast.Name) and n.id not in local)
@@ -39,7 +40,7 @@ def bound_names(node: ast.stmt) -> set[str]:
         return {node.name}
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return {(a.asname or a.name).split(".")[0] for a in node.names}
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def library_import(node: ast.stmt, own: set[str]) -> tuple[str, list[ast.alias]] | None:
@@ -70,7 +71,7 @@ def without_library(source: str, tree: ast.Module, protected: set[str],
             text = ("import " + ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
                     if kept else "pass")
             edits.append((node, text))
-        elif tainted and any(isinstance(n, ast.Name) and n.id in tainted for n in ast.walk(node)):
+        elif tainted and any(isinstance(n, ast.Name) and n.id in tainted for n in walk(node)):
             tainted |= bound_names(node)
             edits.append((node, "pass"))
     if library is None or tainted & protected:

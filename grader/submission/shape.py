@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass
 
 from grader.submission.source import GRADED_METHODS, Location, SourceFile, Submission
+from grader.submission.tree import walk
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def nested(source: SourceFile, class_name: str, wanted: set[str]) -> list[Defini
     own = {m.name for m in methods(cls)}
     slips = []
     for method in methods(cls):
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.FunctionDef) and node is not method and node.name in wanted - own:
                 slips.append(Definition(node.name, Location(source.display, node.lineno, cell), method.name))
     return slips
@@ -112,7 +113,7 @@ def top_level_work(submission: Submission) -> Location | None:
                 if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
                     return where
                 if first_call is None and isinstance(node, (ast.Expr, ast.Assign, ast.AugAssign)) and any(
-                        isinstance(n, ast.Call) for n in ast.walk(node)):
+                        isinstance(n, ast.Call) for n in walk(node)):
                     first_call = where
     return first_call
 
@@ -133,7 +134,7 @@ def first_nested(source: SourceFile, class_name: str, host: str | None) -> Defin
     """The first def inside method ``host`` of the class: where an indentation slip begins."""
     found = the_class(source, class_name)
     method = next((m for m in methods(found[0]) if m.name == host), None) if found else None
-    inner = [n for n in ast.walk(method) if isinstance(n, ast.FunctionDef) and n is not method] if method else []
+    inner = [n for n in walk(method) if isinstance(n, ast.FunctionDef) and n is not method] if method else []
     if not inner:
         return None
     node = min(inner, key=lambda n: n.lineno)

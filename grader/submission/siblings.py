@@ -14,7 +14,6 @@ of students' files in one folder never looks at the others' files
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from grader.submission.errors import InputError
@@ -32,6 +31,7 @@ from grader.submission.source import (
     read_file,
     read_submission,
 )
+from grader.submission.tree import walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def defines(source: SourceFile, name: str) -> bool:
 
 def imported_modules(source: SourceFile) -> set[str]:
     """The top-level modules ``source`` imports."""
-    return {name.split(".")[0] for unit in source.units if unit.tree for node in ast.walk(unit.tree)
+    return {name.split(".")[0] for unit in source.units if unit.tree for node in walk(unit.tree)
             for name in imported_names(node)}
 
 

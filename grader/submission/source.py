@@ -24,6 +24,7 @@ from pathlib import Path
 from grader.child.inside.policy import FORBIDDEN_MODULES
 from grader.exercise.ops import OPS
 from grader.submission.errors import InputError
+from grader.submission.tree import walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 
@@ -146,7 +147,7 @@ class Submission:
         found = []
         for source in dict.fromkeys(self.providers.values()):
             for unit in source.units:
-                for node in ast.walk(unit.tree) if unit.tree else ():
+                for node in walk(unit.tree) if unit.tree else ():
                     for name in imported_names(node):
                         if name.split(".")[0] in forbidden:
                             found.append((name, Location(source.display, node.lineno, unit.cell)))
