@@ -1,19 +1,16 @@
-"""Walking a submission's syntax trees, each once a process.
+"""Walking a submission's syntax trees.
 
 The import checks, the shape of the class, the diagnoses and the blame each
 walk the same parsed trees, some many times over (every function of a class,
 every loop in it). ``walk`` gives the nodes ``ast.walk`` yields, in its order,
-without a generator per node, and keeps the answer for the trees walked last:
-a syntax tree is never changed once parsed.
+without the two generators ``ast.walk`` makes for every node.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 
 
-@functools.lru_cache(maxsize=2048)
 def walk(node: ast.AST) -> tuple[ast.AST, ...]:
     """``node`` and every node beneath it, breadth first, in the order ``ast.walk`` yields them."""
     found = [node]
