@@ -380,3 +380,52 @@ def test_children_sharing_the_fork_servers_landlock_layer_reach_only_their_own_w
         assert {name: results.pop(name) for name in allowed} == dict.fromkeys(allowed, "ok")
         assert results == dict.fromkeys(results, errno.EACCES)
     assert (holder / "next.txt").read_text() == "beside" and not (holder / "one" / "planted").exists()
+
+
+ROOTED = NEIGHBOURS.split("attempt(\"read the other's")[0] + r"""
+attempt("write /dev/shm", lambda: write("/dev/shm/planted"))
+attempt("list /", lambda: os.listdir("/"))
+print(json.dumps({"held": held["landlock"], "root": held["filesystem"], "results": results}), flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock and namespaces are Linux's")
+def test_with_namespaces_every_child_adds_its_own_rules_to_the_fork_servers_layer_and_is_held_by_it(tmp_path):
+    """With namespaces each child adds its ``/proc`` entry and working directory to the layer of the long
+    list the fork server made, and restricts itself with it; past the children after which the fork server
+    makes the layer anew, every child still reaches its own working directory, the standard library and its
+    ``/proc`` entry, and nothing its root shows beyond them (``/`` itself, a writable ``/dev/shm``)."""
+    kernel, why = kernel_abi()
+    if not kernel:
+        pytest.skip(f"this kernel offers no Landlock: {why}")
+    launcher.detect.cache_clear()
+    box = launcher.detect()
+    if not box.isolated:
+        pytest.skip(f"no namespaces on this machine: {box.detail}")
+    modules = json.dumps({name: (ROOT / "grader" / "child" / "inside" / f"{name}.py").read_text()
+                          for name in ("landlock", "allowlist", "confinement")})
+    seen = []
+    for number in range(66):  # more than forkserver.LAYER_CHILDREN
+        work = tmp_path / f"work{number}"
+        work.mkdir()
+        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+        child = launcher.Child(ROOTED, ["-c", modules, json.dumps(box.plan(work, 3)), "{}"],
+                               (out.fileno(), err.fileno()), cwd=str(work), env=sandbox.environment(str(work)),
+                               limits=sandbox.limits(30), isolated=True, layer=box.shared_layer(work))
+        deadline = time.monotonic() + 60
+        while child.alive and time.monotonic() < deadline:
+            time.sleep(0.01)
+        child.end()
+        out.seek(0)
+        err.seek(0)
+        text = out.read()
+        assert text, err.read().decode()
+        seen.append(json.loads(text))
+    for number, child in enumerate(seen):
+        results = child["results"]
+        assert child["held"] == {"abi": kernel} and child["root"] == "minimal root", number
+        assert results.pop("layer given") == "anon_inode:[landlock-ruleset]" and results.pop("layer kept") is False
+        allowed = ("write in its working directory", "read its working directory", "read the standard library",
+                   "read its own /proc entry")
+        assert {name: results.pop(name) for name in allowed} == dict.fromkeys(allowed, "ok"), number
+        assert results == {"write /dev/shm": errno.EACCES, "list /": errno.EACCES}, number

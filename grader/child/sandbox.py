@@ -89,9 +89,8 @@ class Sandbox:
         """What the fork server makes the Landlock layer shared by every child from (see
         ``grader/child/inside/allowlist.py``): the rules, the grader's packages and the directory that
         holds the working directories (``workdir``'s, resolved). With namespaces (``isolated``) the
-        fork server only finds what the child may read: the child's working directory and ``/proc``
-        are its own file systems, which no rule made beforehand can name, so it makes its one layer
-        itself. ``None`` where Landlock is turned off."""
+        layer holds the long list alone, and each child adds its own ``/proc`` entry and working
+        directory, file systems of its own, to it (``allowlist``). ``None`` where Landlock is turned off."""
         rules = landlock_rules()
         if rules is None or not sys.platform.startswith("linux"):
             return None

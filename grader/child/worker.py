@@ -127,7 +127,7 @@ class Worker:
         self._requests = os.fdopen(req_w, "wb", buffering=0)
         self._replies = rep_r
         self._buffer = b""
-        at = None if layer is None or self.sandbox.isolated else 3 + len(passed)  # the layer's descriptor, if any
+        at = None if layer is None else 3 + len(passed)  # the layer's descriptor, if any
         self.init_id = self.send({
             "kind": "init", "workdir": str(workdir), "hidden": sandbox.hidden_paths(), "output_cap": OUTPUT_CAP_BYTES,
             "confinement": self.sandbox.plan(workdir, at),

@@ -24,9 +24,16 @@ between directories (``REFER``) in every layer that does not grant it.
 
 With namespaces the child sees a root of its own (``confinement.new_root``):
 its working directory and ``/proc`` are file systems made for it, which no
-rule made beforehand can name, so the child makes one layer with the long list
-itself, as it did before; the list, though, it takes as the fork server found it
-(``readable``).
+rule made beforehand can name. A Landlock rule is on an inode, though, and the
+root binds the same ones the long list names, so the fork server makes the
+layer of the long list alone, and each child adds the two rules of its own
+file systems to it before restricting itself with it: one layer, exactly the
+long list, the child's ``/proc`` entry and its working directory. A ruleset is
+not used up by a restriction, so the next children get those two rules too:
+rules on inodes no other child can reach (another mount and PID namespace's
+file systems, gone with that child), and the fork server makes the layer anew
+every few dozen children (``forkserver.LAYER_CHILDREN``). A child whose own
+root could not be made makes one layer of its own from the list instead.
 
 Like every module here, this one runs in the fork server and in the child, and
 imports only the standard library.

@@ -332,7 +332,7 @@ def drop_privileges(workdir: str) -> str:
     return who
 
 
-def restrict_files(plan: dict) -> dict:
+def restrict_files(plan: dict, own_root: bool) -> dict:
     """Landlock (``landlock``): read only what ``readable`` finds and the child's own ``/proc`` entry,
     write only in the working directory, use only ``/dev/null`` and its kind. Without namespaces the
     long list is the fork server's layer, made once (``allowlist``), at descriptor ``layer``: the child
@@ -341,13 +341,18 @@ def restrict_files(plan: dict) -> dict:
     rules = plan["landlock"]
     if rules is None:
         return {"abi": 0, "error": "turned off (MICROGRADE_LANDLOCK=0)"}
-    shared = rules["layer"]
-    if landlock.is_ruleset(shared):
+    shared = rules["layer"] if landlock.is_ruleset(rules["layer"]) else None
+    own = {f"/proc/{os.getpid()}": None}
+    sys.modules["_frozen_importlib_external"].PathFinder.find_spec("micrograde-no-such-module")  # list them now
+    if shared is not None and plan["isolated"] and own_root:
+        # The fork server's layer holds the long list; this child's /proc and working directory are file
+        # systems of its own, which no other child can reach, so its two rules join that layer.
+        return landlock.restrict_adding(shared, own, [plan["workdir"]])
+    if shared is not None and not plan["isolated"]:
         paths = elsewhere(os.path.dirname(plan["workdir"]), rules)
     else:
         shared, paths = None, readable(rules, plan["hidden"])
-    paths[f"/proc/{os.getpid()}"] = None
-    sys.modules["_frozen_importlib_external"].PathFinder.find_spec("micrograde-no-such-module")  # list them now
+    paths.update(own)
     return landlock.restrict(paths, [plan["workdir"]], [f"/dev/{name}" for name in DEVICES], shared)
 
 
@@ -446,7 +451,7 @@ def carry_out(plan: dict) -> dict:
     held["capabilities_left"] = held["capabilities"] != 0
     held["no_new_privs"] = libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
     try:
-        held["landlock"] = restrict_files(plan)
+        held["landlock"] = restrict_files(plan, held["filesystem"] == "minimal root")
     except OSError as exc:
         held["landlock"] = {"abi": 0, "error": str(exc)}
     held["seccomp"] = held["no_new_privs"] and install_seccomp()

@@ -70,7 +70,10 @@ PARENT_CHECK_SECONDS = 1.0  # without Linux's parent-death signal: how often to 
 LIBC = ctypes.CDLL(None, use_errno=True)
 PRCTL = getattr(LIBC, "prctl", None) if LINUX else None
 SUPERVISED = set()  # children whose program runs under a supervisor (see become_child), by pid
-SHARED = {}  # the Landlock layers made for children (see shared_layer), by what they were made of
+SHARED = {}  # the Landlock layers made for children (see shared_layer), by what they were made of: [fd, children]
+# With namespaces every child adds its two rules to the layer (``landlock.restrict_adding``): it is made anew
+# after this many, so that what each child's restriction copies stays the long list and a few rules.
+LAYER_CHILDREN = 64
 CHILD = []  # the child's entry point and its modules' namespaces, run here once (see main)
 
 
@@ -152,19 +155,27 @@ def shared_layer(spec):
     read, ``/proc`` (each child's own layer narrows it to its own entry) and ``spec["holder"]``, the
     directory of their working directories, read-write), made the first time it is asked for and kept
     for every child after; ``None`` where it cannot be made (the child then makes a single layer
-    itself, and says why where it cannot either), and with namespaces, where the child makes its one
-    layer from what is found here (``allowlist.readable``)."""
+    itself, and says why where it cannot either). With namespaces (``spec["isolated"]``) the layer
+    holds the long list alone: each child adds the rules of its own ``/proc`` and working directory,
+    file systems of its own, before it restricts itself with it, so it is made anew every
+    ``LAYER_CHILDREN`` children."""
     read = allowlist.readable(spec["rules"], spec["hidden"])
-    if spec["isolated"]:
-        return None
+    devices = [f"/dev/{name}" for name in allowlist.DEVICES]
     key = marshal.dumps(spec)
-    if key not in SHARED:
+    made = SHARED.get(key)
+    if made is not None and spec["isolated"] and made[1] >= LAYER_CHILDREN:
+        if made[0] is not None:
+            os.close(made[0])
+        made = None
+    if made is None:
         try:
-            SHARED[key] = landlock.layer(landlock.abi(), {**read, "/proc": True}, [spec["holder"]],
-                                         [f"/dev/{name}" for name in allowlist.DEVICES])
+            fd = (landlock.layer(landlock.abi(), read, [], devices) if spec["isolated"] else
+                  landlock.layer(landlock.abi(), {**read, "/proc": True}, [spec["holder"]], devices))
         except OSError:
-            SHARED[key] = None
-    return SHARED[key]
+            fd = None
+        made = SHARED[key] = [fd, 0]
+    made[1] += 1
+    return made[0]
 
 
 def become_child(request, fds, ready, launcher):

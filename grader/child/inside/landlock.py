@@ -131,17 +131,24 @@ class Rules:
         return True
 
 
+def grant(ruleset_fd: int, version: int, read: dict[str, bool | None], write: list[str],
+          devices: list[str]) -> None:
+    """Add to a ruleset (``ruleset``'s, for ``version``) the rules that let read ``read`` (each path with
+    whether it is a directory, or ``None``: not known), write ``write`` and use ``devices``."""
+    rules = Rules(ruleset_fd, FS_RIGHTS[min(version, max(FS_RIGHTS))])
+    for path, directory in read.items():
+        rules.allow(path, READ, directory)
+    for paths, rights in ((write, WRITE), (devices, DEVICE)):
+        for path in paths:
+            rules.allow(path, rights)
+
+
 def layer(version: int, read: dict[str, bool | None], write: list[str], devices: list[str]) -> int:
-    """A ruleset (its descriptor) handling every right ``version`` knows, that lets read ``read`` (each path
-    with whether it is a directory, or ``None``: not known), write ``write`` and use ``devices``."""
+    """A ruleset (its descriptor) handling every right ``version`` knows, that lets read ``read``, write
+    ``write`` and use ``devices`` (see ``grant``)."""
     fd = ruleset(version)
     try:
-        rules = Rules(fd, FS_RIGHTS[min(version, max(FS_RIGHTS))])
-        for path, directory in read.items():
-            rules.allow(path, READ, directory)
-        for paths, rights in ((write, WRITE), (devices, DEVICE)):
-            for path in paths:
-                rules.allow(path, rights)
+        grant(fd, version, read, write, devices)
     except OSError:
         os.close(fd)
         raise
@@ -179,4 +186,23 @@ def restrict(read: dict[str, bool | None], write: list[str], devices: list[str],
         return {"abi": version, "error": exc.strerror}
     finally:
         os.close(fd)
+    return {"abi": version}
+
+
+def restrict_adding(shared: int, read: dict[str, bool | None], write: list[str]) -> dict:
+    """Restrict this process with the ruleset ``shared`` (``layer``, made beforehand), after adding to it
+    the rules that let read ``read`` and write ``write``; what it returns is as ``restrict``'s.
+
+    A ruleset is not used up by a restriction: every process restricted with ``shared`` later gets these
+    rules too. A rule is on an inode, so that is harmless only where the paths lie on file systems no
+    other process can reach (a child's own ``/proc`` and working directory, in namespaces of its own)."""
+    try:
+        version = abi()
+    except OSError as exc:
+        return {"abi": 0, "error": exc.strerror}
+    try:
+        grant(shared, version, read, write, [])
+        syscall(RESTRICT_SELF, shared, 0)
+    except OSError as exc:
+        return {"abi": version, "error": exc.strerror}
     return {"abi": version}
