@@ -25,15 +25,20 @@ from test_landlock import kernel_abi
 
 from grader.child import launcher, sandbox
 
-PROBE = r"""
-import ctypes, json, os, resource, signal, socket, subprocess, sys, types
+# The confinement's modules, loaded as the child loads them (grader.child.shipping), with the plan and targets.
+LOADER = r"""
+import json, sys, types
 sys.modules["probe"] = types.ModuleType("probe")
 sys.modules["probe"].__path__ = []
-for name, text in json.loads(sys.argv[1]).items():  # as the child loads them (grader.child.shipping)
+for name, text in json.loads(sys.argv[1]).items():
     module = sys.modules["probe." + name] = types.ModuleType("probe." + name)
     module.__package__ = "probe"
     exec(compile(text, name, "exec"), module.__dict__)
 plan, targets = json.loads(sys.argv[2]), json.loads(sys.argv[3])
+"""
+
+PROBE = LOADER + r"""
+import ctypes, os, resource, signal, socket, subprocess
 print(json.dumps({"held": module.apply(plan)}), flush=True)
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
@@ -131,13 +136,20 @@ def box(mode):
     return launcher.detect()
 
 
+def confinement_modules() -> str:
+    """The confinement's modules, as ``LOADER`` reads them."""
+    return json.dumps({name: (ROOT / "grader" / "child" / "inside" / f"{name}.py").read_text()
+                       for name in ("landlock", "allowlist", "confinement")})
+
+
 def run_child(box: sandbox.Sandbox, program: str, argv: list[str], work: Path,
-              cpu_seconds: int = 30) -> tuple[str, str]:
-    """Have the launcher run ``python -c program`` as it runs every child, to its end; its output."""
+              cpu_seconds: int = 30, layer: dict | None = None) -> tuple[str, str]:
+    """Have the launcher run ``python -c program`` as it runs every child, to its end; its output.
+    ``layer``: the fork server's Landlock layer it is given (``Sandbox.shared_layer``), at descriptor 3."""
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     child = launcher.Child(program, ["-c", *argv], (out.fileno(), err.fileno()), cwd=str(work),
                             env=sandbox.environment(str(work)), limits=sandbox.limits(cpu_seconds),
-                            isolated=box.isolated)
+                            isolated=box.isolated, layer=layer)
     deadline = time.monotonic() + 60
     while child.alive and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -158,9 +170,8 @@ def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
     os.chmod(targets["canary"], 0o600)
     Path(targets["copy"]).parent.mkdir()
     Path(targets["copy"]).write_bytes(Path(targets["reference"]).read_bytes())
-    modules = json.dumps({name: (ROOT / "grader" / "child" / "inside" / f"{name}.py").read_text()
-                          for name in ("landlock", "allowlist", "confinement")})
-    stdout, stderr = run_child(box, PROBE, [modules, json.dumps(box.plan(work.resolve())), json.dumps(targets)], work)
+    argv = [confinement_modules(), json.dumps(box.plan(work.resolve())), json.dumps(targets)]
+    stdout, stderr = run_child(box, PROBE, argv, work)
     lines = [json.loads(line) for line in stdout.splitlines()]
     assert len(lines) == 2, stdout + stderr
     assert not (tmp_path / "outside").exists() or not box.isolated
@@ -290,15 +301,8 @@ def test_a_child_that_cannot_be_set_up_is_the_machines_failure_not_a_crash(tmp_p
     assert out.read() == b""
 
 
-NEIGHBOURS = r"""
-import json, os, sys, types
-sys.modules["probe"] = types.ModuleType("probe")
-sys.modules["probe"].__path__ = []
-for name, text in json.loads(sys.argv[1]).items():  # as the child loads them (grader.child.shipping)
-    module = sys.modules["probe." + name] = types.ModuleType("probe." + name)
-    module.__package__ = "probe"
-    exec(compile(text, name, "exec"), module.__dict__)
-plan, targets = json.loads(sys.argv[2]), json.loads(sys.argv[3])
+NEIGHBOURS = LOADER + r"""
+import os
 layer = plan["landlock"]["layer"]
 given = os.readlink(f"/proc/self/fd/{layer}")
 held = module.apply(plan)
@@ -350,25 +354,14 @@ def test_children_sharing_the_fork_servers_landlock_layer_reach_only_their_own_w
             work.mkdir(parents=True)
             (work / "secret").write_text(work.name)
         (holder / "next.txt").write_text("beside")
-        modules = json.dumps({name: (ROOT / "grader" / "child" / "inside" / f"{name}.py").read_text()
-                              for name in ("landlock", "allowlist", "confinement")})
+        modules = confinement_modules()
         seen = []
         for work, other in (works, works[::-1]):
-            out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
             targets = {"other": str(other.resolve()), "next": str((holder / "next.txt").resolve())}
             argv = [modules, json.dumps(box.plan(work.resolve(), 3)), json.dumps(targets)]
-            child = launcher.Child(NEIGHBOURS, ["-c", *argv], (out.fileno(), err.fileno()), cwd=str(work),
-                                   env=sandbox.environment(str(work)), limits=sandbox.limits(30), isolated=False,
-                                   layer=box.shared_layer(work))
-            deadline = time.monotonic() + 60
-            while child.alive and time.monotonic() < deadline:
-                time.sleep(0.02)
-            child.end()
-            out.seek(0)
-            err.seek(0)
-            assert out.read(), err.read().decode()
-            out.seek(0)
-            seen.append(json.loads(out.read()))
+            stdout, stderr = run_child(box, NEIGHBOURS, argv, work, layer=box.shared_layer(work))
+            assert stdout, stderr
+            seen.append(json.loads(stdout))
     finally:
         launcher.detect.cache_clear()
     for child in seen:
@@ -402,25 +395,15 @@ def test_with_namespaces_every_child_adds_its_own_rules_to_the_fork_servers_laye
     box = launcher.detect()
     if not box.isolated:
         pytest.skip(f"no namespaces on this machine: {box.detail}")
-    modules = json.dumps({name: (ROOT / "grader" / "child" / "inside" / f"{name}.py").read_text()
-                          for name in ("landlock", "allowlist", "confinement")})
+    modules = confinement_modules()
     seen = []
     for number in range(66):  # more than forkserver.LAYER_CHILDREN
         work = tmp_path / f"work{number}"
         work.mkdir()
-        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-        child = launcher.Child(ROOTED, ["-c", modules, json.dumps(box.plan(work, 3)), "{}"],
-                               (out.fileno(), err.fileno()), cwd=str(work), env=sandbox.environment(str(work)),
-                               limits=sandbox.limits(30), isolated=True, layer=box.shared_layer(work))
-        deadline = time.monotonic() + 60
-        while child.alive and time.monotonic() < deadline:
-            time.sleep(0.01)
-        child.end()
-        out.seek(0)
-        err.seek(0)
-        text = out.read()
-        assert text, err.read().decode()
-        seen.append(json.loads(text))
+        stdout, stderr = run_child(box, ROOTED, [modules, json.dumps(box.plan(work, 3)), "{}"], work,
+                                   layer=box.shared_layer(work))
+        assert stdout, stderr
+        seen.append(json.loads(stdout))
     for number, child in enumerate(seen):
         results = child["results"]
         assert child["held"] == {"abi": kernel} and child["root"] == "minimal root", number
