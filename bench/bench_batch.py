@@ -15,9 +15,11 @@ process of the batch, the students' children included) shows the ceiling:
 2 cores give at most 2000 / (CPU ms) submissions/s. Steal (a virtual machine's
 host running something else) is shown apart: it slows a run down without being
 its work.
-The --jobs 2 run is also paired with the same run without Landlock
-(``MICROGRADE_LANDLOCK=0``), so what the Landlock set-up costs the batch rate is
-measured beside it, in the same turns.
+What the Landlock set-up costs the batch rate is measured apart: the --jobs 2
+run with Landlock and without (``MICROGRADE_LANDLOCK=0``), on the same
+submissions, in pairs whose order alternates (with, without; without, with ...),
+so that neither always runs in the other's wake; the ratio is the median of the
+pairs' (a difference of a few percent is within what one pair varies).
 Targets: >= 12 submissions/s with --jobs 2 on 2 cores, >= 1.8x from 1 to 2 jobs; Landlock costs no rate.
 """
 
@@ -32,7 +34,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from timing import Command, environment, paired, run_once
+from timing import Command, environment, paired, ratio, run_once
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
@@ -68,6 +70,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 2000])
     parser.add_argument("--runs", type=int, default=3, help="timed runs of the smallest size (the others: 1)")
+    parser.add_argument("--landlock-runs", type=int, default=8,
+                        help="pairs of runs with and without Landlock (smallest size, --jobs 2)")
     args = parser.parse_args()
     variants = sources()
     with tempfile.TemporaryDirectory() as tmp:
@@ -80,29 +84,33 @@ def main() -> None:
         commands = [Command(f"{small} submissions, --jobs {jobs}",
                             batch(folder(work / f"s{small}-{jobs}", variants, small), jobs, work / f"o{jobs}"),
                             (0, 1)) for jobs in (1, 2)]
-        commands.append(Command(f"{small} submissions, --jobs 2, no Landlock",
-                                ["env", "MICROGRADE_LANDLOCK=0",
-                                 *batch(folder(work / f"s{small}-off", variants, small), 2, work / "o-off")], (0, 1)))
         rows = paired(commands, args.runs, warmup=0, cwd=work, env=env)
+        landlock = [Command(f"{small} submissions, --jobs 2{name}", [*prefix, *batch(work / f"s{small}-2", 2, out)],
+                            (0, 1)) for name, prefix, out in ((", Landlock", [], work / "o-on"),
+                                                             (", no Landlock", ["env", "MICROGRADE_LANDLOCK=0"],
+                                                              work / "o-off"))]
+        rows += paired(landlock, args.landlock_runs, warmup=0, cwd=work, env=env, alternate=True)
         for size in large:
             rows += paired([Command(f"{size} submissions, --jobs 2",
                                     batch(folder(work / f"s{size}", variants, size), 2, work / f"o{size}"),
                                     (0, 1))], 1, warmup=0, cwd=work, env=env)
         shutil.rmtree(work / "cache", ignore_errors=True)
     sizes = {row.name: int(row.name.split()[0]) for row in rows}
-    print(f"{'run':<30}{'median s':>10}{'submissions/s':>15}{'ms/submission':>15}{'CPU ms/sub':>12}"
+    print(f"{'run':<40}{'median s':>10}{'submissions/s':>15}{'ms/submission':>15}{'CPU ms/sub':>12}"
           f"{'steal ms/sub':>14}{'peak MiB':>10}")
     for row in rows:
         n = sizes[row.name]
         cpu = 1000 * statistics.median(row.cpu_seconds) / n
         steal = 1000 * statistics.median(row.steal_seconds) / n
-        print(f"{row.name:<30}{row.median:>10.2f}{n / row.median:>15.2f}{1000 * row.median / n:>15.1f}"
+        print(f"{row.name:<40}{row.median:>10.2f}{n / row.median:>15.2f}{1000 * row.median / n:>15.1f}"
               f"{cpu:>12.1f}{steal:>14.1f}{max(row.peak_mib):>10.1f}")
-    one, two, unconfined = rows[0], rows[1], rows[2]
+    one, two, confined, unconfined = rows[:4]
     print(f"\nspeed-up of --jobs 2 over --jobs 1 ({small} submissions, medians of {args.runs}): "
           f"{one.median / two.median:.2f}x")
-    print(f"rate with Landlock / without ({small} submissions, --jobs 2): {unconfined.median / two.median:.2f}x")
-    for row in rows[3:]:
+    rates = sorted(b / a for a, b in zip(confined.seconds, unconfined.seconds))
+    print(f"rate with Landlock / without ({small} submissions, --jobs 2, median of {len(rates)} pairs in "
+          f"alternating order): {ratio(unconfined, confined):.3f}x (pairs {rates[0]:.2f}-{rates[-1]:.2f}x)")
+    for row in rows[4:]:
         per = row.median / sizes[row.name] / (two.median / small)
         print(f"seconds per submission, {row.name} / {two.name}: {per:.2f}x (1.00 = linear)")
     print(f"filling the cache ({len(variants)} distinct submissions once, --jobs 2): {filling:.2f} s")

@@ -86,10 +86,12 @@ def run_once(command: Command, cwd: Path | None = None,
 
 
 def paired(commands: list[Command], runs: int, warmup: int = 1, cwd: Path | None = None,
-           env: dict | None = None) -> list[Command]:
-    """Run the commands in turn, ``warmup`` rounds uncounted then ``runs`` counted rounds."""
+           env: dict | None = None, alternate: bool = False) -> list[Command]:
+    """Run the commands in turn, ``warmup`` rounds uncounted then ``runs`` counted rounds; with
+    ``alternate``, every other round in the reverse order (A B, B A, A B ...), so that neither of two
+    commands always runs in the wake of the other (a page cache or a core the first left warm)."""
     for round_number in range(warmup + runs):
-        for command in commands:
+        for command in commands[::-1] if alternate and round_number % 2 else commands:
             seconds, cpu, peak, steal = run_once(command, cwd, env)
             if round_number >= warmup:
                 command.seconds.append(seconds)
