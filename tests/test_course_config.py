@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 
 import pytest
 from helpers import micrograde
@@ -20,6 +21,8 @@ from recipes import BIN
 from test_ci_formats import BUGGY
 from test_classroom import INSTALL, autograder, checkout, run_autograder, run_workflow, workflow  # noqa: F401
 from test_pytest_plugin import COURSE, outcomes, pytest_micrograde
+
+from grader.exercise import config
 
 ALL_TO_ADD = "[targets.add]\npoints = 100\n"  # BUGGY's add is right: 100 / 100 if this were read
 IGNORED = "was ignored: the course's own configuration grades it"
@@ -102,3 +105,10 @@ def test_staff_grading_in_a_course_repository_still_reads_its_micrograde_toml(tm
     assert report["max_score"] == 100.0 and report["score"] == 100.0  # ./micrograde.toml: add only
     assert [w.split(" in the submission")[0] for w in report["warnings"] if IGNORED in w] == ["micrograde.toml",
                                                                                              "pyproject.toml"]
+
+
+def test_the_default_written_as_a_micrograde_toml_is_the_default():
+    """What ``micrograde template`` pins for the default course reads back as the configuration it grades with."""
+    assert tomllib.loads(config.DEFAULT) == config.DEFAULT_TABLES
+    pinned = config.parse(tomllib.loads(config.DEFAULT), "default")
+    assert pinned == config.default() and "reference = 1e-6" in config.DEFAULT

@@ -1,5 +1,6 @@
 """What grading does not import on its usual paths: Hypothesis for the default course (its openings ship
-with micrograde), nbformat for a version-4 notebook, and what the notebook then reads as."""
+with micrograde), nbformat for a version-4 notebook, ``tomllib`` where no course configuration is
+around (the default is data), and what the notebook then reads as."""
 
 from __future__ import annotations
 
@@ -15,18 +16,19 @@ from test_notebook import as_notebook
 from grader.submission.notebook import plain_v4, read, student_cells
 
 PROGRAM = ("import json, sys; from grader.cli import main; code = main(['grade', sys.argv[1], '--format', 'json',"
-           " '--output', sys.argv[2]]); print(code, sorted({'hypothesis', 'nbformat'} & set(sys.modules)))")
+           " '--output', sys.argv[2]]); print(code, sorted({'hypothesis', 'nbformat', 'tomllib'} & set(sys.modules)))")
 
 
 def grade_twice(path, tmp_path) -> list[tuple[str, dict]]:
-    """Grade ``path`` twice, from an empty replay cache: what each run imported, and its report."""
+    """Grade ``path`` twice, from an empty replay cache, in a folder without a course configuration: what
+    each run imported, and its report."""
     env = {**os.environ, "MICROGRADE_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("MICROGRADE_REPLAY", None)
     runs = []
     for i in range(2):
         out = tmp_path / f"{i}.json"
         result = subprocess.run([sys.executable, "-c", PROGRAM, str(path), str(out)], capture_output=True, text=True,
-                                cwd=ROOT, env=env, timeout=120)
+                                cwd=tmp_path, env=env, timeout=120)
         assert result.returncode == 0, result.stderr
         runs.append((result.stdout.strip(), json.loads(out.read_text())))
     return runs
