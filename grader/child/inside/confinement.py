@@ -342,7 +342,7 @@ def restrict_files(plan: dict, own_root: bool) -> dict:
     if rules is None:
         return {"abi": 0, "error": "turned off (MICROGRADE_LANDLOCK=0)"}
     shared = rules["layer"] if landlock.is_ruleset(rules["layer"]) else None
-    own = {f"/proc/{os.getpid()}": None}
+    own = {f"/proc/{os.getpid()}": True}
     sys.modules["_frozen_importlib_external"].PathFinder.find_spec("micrograde-no-such-module")  # list them now
     if shared is not None and plan["isolated"] and own_root:
         # The fork server's layer holds the long list; this child's /proc and working directory are file

@@ -134,13 +134,14 @@ class Rules:
 def grant(ruleset_fd: int, version: int, read: dict[str, bool | None], write: list[str],
           devices: list[str]) -> None:
     """Add to a ruleset (``ruleset``'s, for ``version``) the rules that let read ``read`` (each path with
-    whether it is a directory, or ``None``: not known), write ``write`` and use ``devices``."""
+    whether it is a directory, or ``None``: not known), write ``write`` (directories) and use ``devices``
+    (files)."""
     rules = Rules(ruleset_fd, FS_RIGHTS[min(version, max(FS_RIGHTS))])
     for path, directory in read.items():
         rules.allow(path, READ, directory)
-    for paths, rights in ((write, WRITE), (devices, DEVICE)):
+    for paths, rights, directory in ((write, WRITE, True), (devices, DEVICE, False)):
         for path in paths:
-            rules.allow(path, rights)
+            rules.allow(path, rights, directory)
 
 
 def layer(version: int, read: dict[str, bool | None], write: list[str], devices: list[str]) -> int:
