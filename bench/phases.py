@@ -44,6 +44,8 @@ def timed(owner, name, label):
 
 from grader.child import launcher
 launcher.warm_up()
+from grader.child import ahead
+ahead.start()  # as ``micrograde grade`` does for the default course (``grader.cli.main``)
 marks.append(("launcher asked for", time.time()))
 from grader import cli, grade
 from grader.child.session import Session
@@ -76,7 +78,7 @@ def phases(marks: list[tuple[str, float]], started: float) -> dict[str, float]:
     targets = 0
     for (label, at), (next_label, then) in zip(marks, marks[1:]):
         if next_label == "launcher asked for":
-            name = "launcher started (its probe sent ahead)"
+            name = "launcher started (its probe sent ahead), children asked for"
         elif next_label == "imported":
             name = "micrograde imported"
         elif next_label == label + " done" and label in STEPS:

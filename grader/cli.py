@@ -258,12 +258,23 @@ class _BadInput(Exception):
     pass
 
 
+def default_limits(words: list[str]) -> bool:
+    """Whether a ``grade`` command line grades with the default course's time limits, as far as can be
+    told before parsing it: no ``--config``, no ``--timeout``, no ``./micrograde.toml`` (``course_file``)."""
+    return not any(word.startswith(("--config", "--timeout")) for word in words) and not os.path.isfile(
+        "micrograde.toml")
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["grade"] and "-h" not in words and "--help" not in words:
         from grader.child import launcher
 
         launcher.warm_up()  # before the rest is imported: see ``warm_up``
+        if default_limits(words):
+            from grader.child import ahead
+
+            ahead.start()  # the children too, in a thread: see ``grader.child.ahead``
     from grader.submission.errors import InputError
 
     args = build_parser().parse_args(argv)

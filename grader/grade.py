@@ -8,13 +8,12 @@ the next target gets a fresh process, so one bad method never costs another.
 from __future__ import annotations
 
 import functools
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.child import launcher, sandbox
+from grader.child import ahead, launcher, sandbox
 from grader.child.session import OPS, TRAIN, Session
 from grader.child.worker import WorkerLost
 from grader.diagnosis import equality, feedback, missing, rules
@@ -245,8 +244,8 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
     report.warnings.extend(note for source in dict.fromkeys(submission.providers.values()) for note in source.notes)
     own = submission.path if submission.path.is_dir() else submission.path.parent
     report.warnings.extend(course_config.ignored([own, *options.around], exercise.config))
-    with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
-        session = Session(submission, Path(tmp), exercise)
+    with ahead.workspace() as (workdir, started):
+        session = Session(submission, workdir, exercise, started)
         try:
             session.open()
             blocked = load_diagnoses(submission, session, report)

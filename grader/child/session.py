@@ -7,20 +7,18 @@ itself (cheating attempts, output cut short) is collected in one place.
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from grader.child.worker import Streams, Worker, WorkerLost, captured_output
+from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
 # The children of one submission, by what they grade: the ops and backward(), or train_step.
 OPS, TRAIN = "ops", "train"
 ROLES = (OPS, TRAIN)
-STARTUP_SECONDS = 5.0  # what starting one child may take on a loaded machine, beyond its time limits
 
 
 class Session:
@@ -30,10 +28,12 @@ class Session:
     the only one given the training engine.
     """
 
-    def __init__(self, submission: Submission, workdir: Path, exercise: Exercise):
+    def __init__(self, submission: Submission, workdir: Path, exercise: Exercise,
+                 ahead: dict[bool, Worker] | None = None):
         self.submission = submission
         self.workdir = workdir
         self.exercise = exercise
+        self.ahead = {} if ahead is None else ahead  # children started in ``workdir`` ahead (``grader.child.ahead``)
         self.workers: dict[str, Worker | None] = {role: None for role in ROLES}
         self.defined: dict[str, bool] = {}
         self.failures: list[dict] = []
@@ -90,12 +90,27 @@ class Session:
         return {"name": ".".join(parts), "root": str(self.workdir / "submission" / folder)}
 
     def launch(self, role: str = OPS) -> int:
-        """Start a process and send it the submission to load; returns the load request's id."""
-        self.streams.append(Streams())
-        # A child cannot use more CPU than the wall-clock time all its work is given.
-        cpu = math.ceil(self.exercise.time_budget() + STARTUP_SECONDS)
-        worker = self.workers[role] = Worker(self.workdir, self.streams[-1], cpu_seconds=cpu, training=role == TRAIN)
+        """Start a process (or adopt the one started ahead for it) and send it the submission to load;
+        returns the load request's id."""
+        worker = self.started_ahead(role) or Worker(self.workdir, Streams(), cpu_seconds=self.cpu_seconds(),
+                                                    training=role == TRAIN)
+        self.streams.append(worker.streams)
+        self.workers[role] = worker
         return worker.send(self.load_request())
+
+    def cpu_seconds(self) -> int:
+        """Each child's CPU limit: no more than the wall-clock time all its work is given."""
+        return cpu_limit(self.exercise.time_budget())
+
+    def started_ahead(self, role: str) -> Worker | None:
+        """The child started ahead for ``role``, if it is the one ``launch`` would start: with this CPU
+        limit, alive, and for a submission that is a file (a folder's files must be in the working
+        directory before a child confines itself). Taken once: a later launch starts a fresh one."""
+        worker = self.ahead.get(role == TRAIN)
+        if (worker is None or self.submission.directory is not None or worker.cpu_seconds != self.cpu_seconds()
+                or worker.workdir != self.workdir or not worker.alive):
+            return None
+        return self.ahead.pop(role == TRAIN)
 
     def settle(self, role: str, load_id: int) -> None:
         """Wait for a launched process to load the submission; keep what the first load said."""

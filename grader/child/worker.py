@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 import os
 import re
 import select
@@ -44,6 +45,7 @@ WINDOW_BYTES = 16 * 1024  # requests sent ahead of their replies (a pipe holds a
 REFILL_BYTES = WINDOW_BYTES // 2  # more are sent once no more than this awaits its replies
 MAX_REPLY_DEPTH = 32  # a real reply nests four deep; a recursive parser must never see more
 OUTPUT_CAP_BYTES = 64 * 1024
+STARTUP_SECONDS = 5.0  # what starting one child may take on a loaded machine, beyond its time limits
 WATCH_SECONDS = 0.025  # how often the working directory is measured while a child works
 
 
@@ -90,6 +92,12 @@ class Streams:
         handle = getattr(self, stream)
         handle.seek(0)
         return handle.read(OUTPUT_CAP_BYTES)
+
+
+def cpu_limit(budget: float) -> int:
+    """A child's CPU seconds: no more than the wall-clock time all its work is given (``budget``), and
+    its start."""
+    return math.ceil(budget + STARTUP_SECONDS)
 
 
 class Worker:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import __version__, keyfile
-from grader.child.session import STARTUP_SECONDS
+from grader.child.worker import STARTUP_SECONDS
 from grader.exercise.config import load
 from grader.exercise.targets import Exercise
 from grader.report.model import name

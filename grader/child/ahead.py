@@ -1,0 +1,94 @@
+"""Children started ahead of the grade, while ``micrograde grade`` is still importing itself.
+
+A grade's first child is ready about 17 ms after it is asked for: the launcher
+forks it, it enters its namespaces, confines itself, and only then loads the
+submission. ``micrograde grade`` spends about 40 ms importing the rest of
+micrograde after it has started the launcher (``launcher.warm_up``), and the
+launcher is up about halfway through. So ``start``, called then, has a thread
+wait for the launcher's namespace probe, make the grade's working directory,
+and start there the two children a grade of the default course asks for (the
+ops' and ``train_step``'s): they confine themselves while the imports go on.
+
+The grade takes its working directory and those children from ``workspace``;
+its session adopts a child only where it would have started the same one (the
+same role and CPU limit: the course is the default, or one with the same time
+limits) and its submission is a file (a folder's files are copied into the
+working directory before a child confines itself, which binds them). Whatever
+is not adopted is ended and the working directory removed, also when the
+command stops before grading (``discard``, at exit). Nothing of the
+confinement changes: each child is started, confined and checked by
+``Worker.start``, as any other, only earlier.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from grader.child.worker import Streams, Worker, cpu_limit
+
+_STARTED: list[Ahead] = []  # at most one: a command grades once
+
+
+class Ahead:
+    """A working directory and the children started in it ahead of the grade, by whether they train."""
+
+    def __init__(self) -> None:
+        self.directory = tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True)
+        self.workdir = Path(self.directory.name)
+        self.workers: dict[bool, Worker] = {}
+        self.thread = threading.Thread(target=self.start_children, name="micrograde-ahead", daemon=True)
+
+    def start_children(self) -> None:
+        """Start the ops' child, then ``train_step``'s, with the default course's limits; stop at the first
+        that cannot start (the grade then starts its own, and says why)."""
+        try:
+            from grader.exercise.config import default
+            from grader.exercise.targets import Exercise
+
+            cpu_seconds = cpu_limit(Exercise(default()).time_budget())
+            for training in (False, True):
+                worker = Worker(self.workdir, Streams(), cpu_seconds=cpu_seconds, training=training)
+                self.workers[training] = worker
+                worker.start()
+        except Exception:  # noqa: BLE001 - the grade's own start meets the same trouble, and reports it
+            return
+
+    def discard(self) -> None:
+        """End every child not adopted, and remove the working directory."""
+        self.thread.join()
+        for worker in self.workers.values():
+            worker.close()
+        self.workers.clear()
+        self.directory.cleanup()
+
+
+def start() -> None:
+    """Start the children of a default grade in a thread (see the module's docstring); once a process."""
+    if _STARTED:
+        return
+    ahead = Ahead()
+    _STARTED.append(ahead)
+    atexit.register(ahead.discard)
+    ahead.thread.start()
+
+
+@contextlib.contextmanager
+def workspace() -> Iterator[tuple[Path, dict[bool, Worker]]]:
+    """A grade's working directory and the children started ahead in it, by whether they train (the
+    session takes those it adopts out of the dict); the rest are ended, and the directory removed, after."""
+    if not _STARTED:
+        with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
+            yield Path(tmp), {}
+        return
+    ahead = _STARTED.pop()
+    atexit.unregister(ahead.discard)
+    ahead.thread.join()
+    try:
+        yield ahead.workdir, ahead.workers
+    finally:
+        ahead.discard()

@@ -1,0 +1,89 @@
+"""Children started ahead of the grade (``grader.child.ahead``): adopted only where the grade would have started
+the same ones, the same grade either way, and nothing left behind whatever the command does."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import CORPUS, ROOT, SOLUTION, processes_with
+
+from grader.child import ahead, worker
+from grader.child.shipping import child_mark
+from grader.grade import Options, grade_submission
+from grader.submission.siblings import read_as_run
+
+
+@pytest.fixture
+def started(monkeypatch):
+    """Every child a grade starts, by whether it trains and in which working directory, in order."""
+    starts: list[tuple[bool, str]] = []
+    real = worker.Worker.start
+
+    def start(self):
+        starts.append((self.training, str(self.workdir)))
+        return real(self)
+
+    monkeypatch.setattr(worker.Worker, "start", start)
+    yield starts
+    while ahead._STARTED:  # a test that stopped before grading
+        ahead._STARTED.pop().discard()
+
+
+def graded(path, options: Options) -> dict:
+    report = grade_submission(read_as_run(path, options.config), options).to_json()
+    report.pop("seconds", None)
+    return report
+
+
+def test_a_default_grade_adopts_both_children_started_ahead(started, tmp_path):
+    path = tmp_path / "work.py"
+    path.write_text(SOLUTION)
+    expected = graded(path, Options())
+    assert [training for training, _ in started] == [False, True]  # without ahead: the ops', train_step's
+    started.clear()
+    ahead.start()
+    report = graded(path, Options())
+    assert report == expected and report["score"] == 100.0
+    assert [training for training, _ in started] == [False, True]  # the two started ahead, and no more
+    assert len({workdir for _, workdir in started}) == 1 and not os.path.exists(started[0][1])
+
+
+@pytest.mark.parametrize("other", ["other time limits", "a folder"])
+def test_children_started_ahead_that_the_grade_would_not_start_are_ended(started, tmp_path, other):
+    """Another course's limits (a child's CPU limit follows them) or a folder submission (its files are copied
+    in before a child confines itself): the grade starts its own, and the same grade as without them."""
+    options = Options(timeout=5.0) if other == "other time limits" else Options()
+    path = CORPUS / "correct_dir" if other == "a folder" else tmp_path / "work.py"
+    if other != "a folder":
+        path.write_text(SOLUTION)
+    expected = graded(path, options)
+    started.clear()
+    ahead.start()
+    report = graded(path, options)
+    assert report == expected and report["score"] == 100.0
+    assert [training for training, _ in started] == [False, True, False, True]  # started ahead, then its own
+    assert not any(os.path.exists(workdir) for _, workdir in started)
+
+
+@pytest.mark.parametrize("argv", [["grade", "missing.py"], ["grade", "work.py", "--format", "no-such-format"],
+                                  ["grade", "work.py"]])
+def test_the_command_leaves_no_working_directory_and_no_child(tmp_path, argv):
+    """Whether it grades, refuses its input or its command line: what was started ahead is gone when it ends."""
+    (tmp_path / "work.py").write_text(SOLUTION)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "grader", *argv], cwd=tmp_path, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, errors = process.communicate(timeout=120)
+    assert process.returncode == (0 if argv == ["grade", "work.py"] else 2), errors
+    assert list(temporary.iterdir()) == []
+    mark = child_mark(process.pid).encode()  # the launcher's and every child's
+    deadline = time.monotonic() + 10  # a killed child's supervisor may take a moment to go
+    while processes_with(mark) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_with(mark) == []
