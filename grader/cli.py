@@ -259,10 +259,11 @@ class _BadInput(Exception):
 
 
 def default_limits(words: list[str]) -> bool:
-    """Whether a ``grade`` command line grades with the default course's time limits, as far as can be
-    told before parsing it: no ``--config``, no ``--timeout``, no ``./micrograde.toml`` (``course_file``)."""
-    return not any(word.startswith(("--config", "--timeout")) for word in words) and not os.path.isfile(
-        "micrograde.toml")
+    """Whether a ``grade`` command line grades a file with the default course's time limits, as far as can
+    be told before parsing it: no ``--config``, no ``--timeout``, no ``./micrograde.toml`` (``course_file``),
+    no folder named (the children started ahead serve only a file: see ``grader.child.ahead``)."""
+    return not (any(word.startswith(("--config", "--timeout")) or os.path.isdir(word) for word in words[1:])
+                or os.path.isfile("micrograde.toml"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,7 +71,10 @@ def start() -> None:
     """Start the children of a default grade in a thread (see the module's docstring); once a process."""
     if _STARTED:
         return
-    ahead = Ahead()
+    try:
+        ahead = Ahead()
+    except OSError:  # no temporary directory to be had: the grade makes its own, and says why it cannot
+        return
     _STARTED.append(ahead)
     atexit.register(ahead.discard)
     ahead.thread.start()
