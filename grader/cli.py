@@ -276,6 +276,15 @@ def main(argv: list[str] | None = None) -> int:
             from grader.child import ahead
 
             ahead.start()  # the children too, in a thread: see ``grader.child.ahead``
+            try:
+                return run_command(argv)
+            finally:
+                ahead.discard()  # what the grade did not take, if it stopped before grading
+    return run_command(argv)
+
+
+def run_command(argv: list[str] | None) -> int:
+    """Parse the command line and run its command; every error one line and its exit status."""
     from grader.submission.errors import InputError
 
     args = build_parser().parse_args(argv)

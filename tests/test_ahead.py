@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
 from helpers import CORPUS, ROOT, SOLUTION, processes_with
 
+from grader import cli
 from grader.child import ahead, worker
 from grader.child.shipping import child_mark
 from grader.grade import Options, grade_submission
@@ -29,8 +31,7 @@ def started(monkeypatch):
 
     monkeypatch.setattr(worker.Worker, "start", start)
     yield starts
-    while ahead._STARTED:  # a test that stopped before grading
-        ahead._STARTED.pop().discard()
+    ahead.discard()  # a test that stopped before grading
 
 
 def graded(path, options: Options) -> dict:
@@ -87,3 +88,23 @@ def test_the_command_leaves_no_working_directory_and_no_child(tmp_path, argv):
     while processes_with(mark) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert processes_with(mark) == []
+
+
+def test_a_command_run_in_process_ends_what_it_started_ahead_when_it_stops_before_grading(tmp_path, monkeypatch):
+    """``grader.cli.main`` in a process that goes on (a test, a script): the children started ahead for a
+    grade that never came are ended, and their working directory removed, when it returns."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.chdir(tmp_path)
+    workers: list[worker.Worker] = []
+    real = worker.Worker.start
+
+    def start(self):
+        workers.append(self)
+        return real(self)
+
+    monkeypatch.setattr(worker.Worker, "start", start)
+    assert cli.main(["grade", "missing.py"]) == 2
+    assert [w.training for w in workers] == [False, True] and not any(w.alive for w in workers)
+    assert ahead._STARTED == [] and list(temporary.iterdir()) == []

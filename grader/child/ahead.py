@@ -15,7 +15,7 @@ same role and CPU limit: the course is the default, or one with the same time
 limits) and its submission is a file (a folder's files are copied into the
 working directory before a child confines itself, which binds them). Whatever
 is not adopted is ended and the working directory removed, also when the
-command stops before grading (``discard``, at exit). Nothing of the
+command stops before grading (``discard``, when it returns or, at the latest, at exit). Nothing of the
 confinement changes: each child is started, confined and checked by
 ``Worker.start``, as any other, only earlier.
 """
@@ -78,6 +78,16 @@ def start() -> None:
     _STARTED.append(ahead)
     atexit.register(ahead.discard)
     ahead.thread.start()
+
+
+def discard() -> None:
+    """End the children started ahead and not taken by a grade, and remove their working directory: a
+    command that grades in a process that goes on (a test, a script calling ``grader.cli.main``) ends
+    what it started before it returns."""
+    while _STARTED:
+        ahead = _STARTED.pop()
+        atexit.unregister(ahead.discard)
+        ahead.discard()
 
 
 @contextlib.contextmanager
