@@ -171,10 +171,14 @@ def test_github_classroom_template(tmp_path):
 
 
 def run_autograder(template: dict, root, submission: str, name: str = "engine.py"):
+    """Gradescope's run of ``run_autograder`` on ``submission``: its results, once it left nothing in the
+    temporary directory (the course's configuration, the grade's working directory)."""
     (root / "submission").mkdir(parents=True)
     (root / "submission" / name).write_text(submission)
-    env = {**os.environ, "MICROGRADE_AUTOGRADER_ROOT": str(root)}
+    (root / "tmp").mkdir()
+    env = {**os.environ, "MICROGRADE_AUTOGRADER_ROOT": str(root), "TMPDIR": str(root / "tmp")}
     subprocess.run([str(template["run_autograder"])], check=True, env=env, timeout=300)
+    assert list((root / "tmp").iterdir()) == []
     return json.loads((root / "results" / "results.json").read_text())
 
 
