@@ -165,6 +165,45 @@ def test_filling_the_disk(grading, workspace):
     assert watched.breaches(result.stdout, result.stderr) == []
 
 
+def test_holding_disk_the_working_directory_does_not_show(grading, workspace):
+    """A GiB of disk held where a walk of the working directory does not see it: files allocated whole at
+    once (``fallocate``, faster than the grading process measures), then unlinked and kept open or mapped.
+    The same cap as with namespaces: the child is ended, and holds no more than twice the cap meanwhile."""
+    source = SOLUTION + (
+        "import mmap, os\n"
+        "held, kept = 0, []\n"
+        "def allocate(fd, size):\n"
+        "    try:\n"
+        "        os.posix_fallocate(fd, 0, size)\n"
+        "    except OSError:\n"
+        "        os.pwrite(fd, b'\\1' * size, 0)\n"
+        "try:\n"
+        "    for i in range(64):\n"
+        "        name = f'held-{os.getpid()}-{i}'\n"
+        "        fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)\n"
+        "        allocate(fd, 16 * 1024 * 1024 - 4096)\n"
+        "        held += os.fstat(fd).st_blocks * 512\n"
+        "        kept.append(mmap.mmap(fd, 4096) if i % 2 else os.fdopen(fd, 'rb'))\n"
+        "        if i % 2:\n"
+        "            os.close(fd)\n"
+        "        os.unlink(name)\n"
+        "        print(f'held: {held}', flush=True)\n"
+        "except OSError as exc:\n"
+        "    print(f'stopped: {exc.errno}')\n"
+        "import time\n"
+        "time.sleep(1)\n"  # the grading process has measured by now, whatever its pace
+    )
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    seen = printed(result)
+    if grading.name == "namespaces":  # the tmpfs refuses the allocation that would pass the cap
+        assert int(seen["held"]) <= sandbox.WORK_BYTES and seen.get("stopped") == "28", seen
+    else:
+        assert int(seen["held"]) < 2 * sandbox.WORK_BYTES, seen
+        assert any("working directory" in d["message"] for d in report["diagnoses"]), report["diagnoses"]
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
 def test_rewriting_classmates_reports_in_a_batch(grading, workspace):
     """A student graded after alice and bob rewrites their reports and the gradebook to 0 (by path and
     through a descriptor of the reports folder); the batch resumed afterwards keeps the deserved grades."""

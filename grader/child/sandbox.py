@@ -36,8 +36,9 @@ import functools
 import os
 import resource
 import signal
+import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -251,9 +252,12 @@ def root_contents() -> dict:
     return {"links": links, "binds": binds}
 
 
-def workdir_excess(workdir: Path) -> str | None:
+def workdir_excess(workdir: Path, holder: int | None = None, streams: tuple[int, ...] = ()) -> str | None:
     """Why the working directory holds more than a child may leave there (``WORK_BYTES`` on disk,
-    ``WORK_FILES`` files and folders, as the namespaces' tmpfs allows), or ``None``.
+    ``WORK_FILES`` files and folders, as the namespaces' tmpfs allows), or ``None``. With ``holder``
+    (the child's pid), the files it made there and keeps open or mapped after unlinking them count too
+    (``unlinked``): a walk does not see them, and their disk is not given back while the child lives.
+    ``streams`` are the descriptors of the grader's files the child writes its output to, which do not.
 
     The child owns the tree and may change it while it is measured, so the walk
     never follows a link (each folder is opened ``O_NOFOLLOW`` beneath the one
@@ -268,6 +272,12 @@ def workdir_excess(workdir: Path) -> str | None:
         pending = [os.open(workdir, flags)]
     except FileNotFoundError:
         return None
+    if holder is not None:
+        own = {(status.st_dev, status.st_ino) for status in map(os.fstat, streams)}
+        for key, size in unlinked(holder, os.fstat(pending[0]).st_dev, os.path.realpath(workdir)):
+            if key not in own and key not in seen:
+                seen.add(key)
+                entries, used = entries + 1, used + size
     try:
         while pending:
             folder = pending.pop()
@@ -297,3 +307,37 @@ def workdir_excess(workdir: Path) -> str | None:
         for folder in pending:
             os.close(folder)
     return None
+
+
+def unlinked(pid: int, device: int, workdir: str) -> Iterator[tuple[tuple[int, int], int]]:
+    """The files process ``pid`` holds on ``device`` (the working directory's) that no folder links any
+    more, each as its ``(st_dev, st_ino)`` and the bytes of disk it holds: those it keeps open, and those it
+    mapped from its working directory and closed, counted as the most a child's file can hold
+    (``FILE_BYTES``: their size cannot be read without ``CAP_SYS_ADMIN``). What cannot be read (the
+    child gone, a descriptor closed meanwhile) holds nothing."""
+    opened = set()
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        names = []
+    for name in names:
+        try:
+            status = os.stat(f"/proc/{pid}/fd/{name}")
+        except OSError:
+            continue
+        if status.st_nlink == 0 and status.st_dev == device and stat.S_ISREG(status.st_mode):
+            opened.add(status.st_ino)
+            yield (status.st_dev, status.st_ino), status.st_blocks * 512
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as maps:
+            text = maps.read()
+    except OSError:
+        return
+    if b" (deleted)\n" not in text:
+        return
+    for line in text.splitlines():
+        fields = line.split(None, 5)
+        if len(fields) == 6 and fields[5].endswith(b" (deleted)") and fields[5].startswith(
+                os.fsencode(workdir.rstrip("/") + "/")) and int(fields[4]) not in opened:
+            opened.add(int(fields[4]))
+            yield (-1, int(fields[4])), FILE_BYTES
