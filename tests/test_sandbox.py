@@ -93,6 +93,11 @@ attempt("unix socket", lambda: socket.socket(socket.AF_UNIX).connect("/run/docke
 attempt("network socket", lambda: socket.socket(socket.AF_INET))
 attempt("kill the parent", lambda: os.kill(parent, 0))
 attempt("kill every process", lambda: os.kill(-1, 0))
+import fcntl, struct
+owned = os.open(".", os.O_RDONLY)  # a file's owner gets its I/O signals, sent by the kernel, not by kill
+attempt("signal the parent as a file's owner", lambda: fcntl.fcntl(owned, fcntl.F_SETOWN, parent))
+attempt("signal the parent as a file's owner, by thread",
+        lambda: fcntl.fcntl(owned, 15, struct.pack("ii", 1, parent)))  # F_SETOWN_EX, F_OWNER_PID
 attempt("real-time scheduling", lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1)))
 attempt("leave its core", lambda: os.sched_setaffinity(0, range(os.cpu_count())))
 attempt("set a resource limit", lambda: resource.setrlimit(resource.RLIMIT_NOFILE,
@@ -126,7 +131,8 @@ print(json.dumps({"results": results, "uid": os.getuid(), "capabilities": capabi
 REFUSED = (
     "remount root read-write", "unmount /proc", "mount a tmpfs", "pivot_root", "unshare a user namespace", "setns",
     "ptrace the parent", "pidfd_open the parent", "bpf", "keyctl", "clone a process", "fork", "fork_exec", "execve",
-    "unix socket", "network socket", "kill the parent", "kill every process", "real-time scheduling",
+    "unix socket", "network socket", "kill the parent", "kill every process", "signal the parent as a file's owner",
+    "signal the parent as a file's owner, by thread", "real-time scheduling",
     "leave its core", "set a resource limit", "memfd", "mkfifo", "mknod", "chown", "setxattr",
 )
 

@@ -32,7 +32,9 @@ each step needing the privileges the next one gives up:
 5. a seccomp filter (``seccomp_program``) refusing the system calls no
    solution needs and every escape needs: mounting, namespaces, tracing,
    keyrings, BPF, new processes and programs, sockets, signals to any other
-   process, device nodes and FIFOs, ownership, permission bits (which
+   process (``kill`` and its kind, and ``fcntl`` making another process a
+   file's owner, to which the kernel sends its I/O signals), device nodes
+   and FIFOs, ownership, permission bits (which
    Landlock does not govern) and extended attributes, truncating a file by
    its name (which Landlock before ABI 3 does not govern), allocating a
    file's disk at once (``fallocate``: faster than the grading process
@@ -95,12 +97,15 @@ REFUSED = (
 )
 # Signals only to itself: the first argument (pid, or thread group id) must be the child's own pid.
 OWN_PID_FIRST = ("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+# fcntl's commands that make another process a file's owner, which the kernel then sends the file's I/O
+# signals to (any signal, SIGKILL too, chosen with F_SETSIG): a ``kill`` that passes no pid through ``kill``.
+F_SETOWN, F_SETOWN_EX = 8, 15
 
 SYSCALLS = {
     "x86_64": (0xC000003E, {
         "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62,
         "semget": 64, "msgget": 68, "shmget": 29, "truncate": 76, "chmod": 90, "fchmod": 91, "chown": 92,
-        "fchown": 93, "lchown": 94, "ptrace": 101, "fallocate": 285,
+        "fcntl": 72, "fchown": 93, "lchown": 94, "ptrace": 101, "fallocate": 285,
         "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "sched_setparam": 142,
         "sched_setscheduler": 144, "sched_setaffinity": 203, "vhangup": 153, "pivot_root": 155,
         "adjtimex": 159, "setrlimit": 160,
@@ -121,7 +126,7 @@ SYSCALLS = {
     }),
     "aarch64": (0xC00000B7, {
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
-        "fremovexattr": 16, "ioprio_set": 30, "mknodat": 33, "umount2": 39, "mount": 40, "pivot_root": 41,
+        "fremovexattr": 16, "fcntl": 25, "ioprio_set": 30, "mknodat": 33, "umount2": 39, "mount": 40, "pivot_root": 41,
         "truncate": 45, "fallocate": 47, "chroot": 51, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55,
         "vhangup": 58,
         "quotactl": 60, "acct": 89,
@@ -389,7 +394,8 @@ def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tupl
     program += [instruction(BPF_JEQ_K, table[name], deny, 0) for name in REFUSED if name in table]
     program += [instruction(BPF_JEQ_K, table["clone3"], "enosys", 0),  # glibc falls back to clone
                 instruction(BPF_JEQ_K, table["clone"], "clone", 0),
-                instruction(BPF_JEQ_K, table["prlimit64"], "prlimit", 0)]
+                instruction(BPF_JEQ_K, table["prlimit64"], "prlimit", 0),
+                instruction(BPF_JEQ_K, table["fcntl"], "fcntl", 0)]
     program += [instruction(BPF_JEQ_K, table[name], "own-pid", 0) for name in OWN_PID_FIRST if name in table]
     program.append(instruction(BPF_RET_K, SECCOMP_RET_ALLOW))
     labels = {"clone": len(program)}  # threads only (numpy's BLAS starts some), in no new namespace
@@ -398,6 +404,9 @@ def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tupl
     labels["prlimit"] = len(program)  # reading limits, never setting them
     program += [instruction(BPF_LD_W_ABS, 32), instruction(BPF_JEQ_K, 0, 0, deny),
                 instruction(BPF_LD_W_ABS, 36), instruction(BPF_JEQ_K, 0, allow, deny)]
+    labels["fcntl"] = len(program)  # any command but making another process the owner of a file's signals
+    program += [instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, F_SETOWN, deny, 0),
+                instruction(BPF_JEQ_K, F_SETOWN_EX, deny, allow)]
     labels["own-pid"] = len(program)
     program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JEQ_K, own_pid, allow, deny)]
     # BPF only jumps forward: the verdicts come last
