@@ -8,7 +8,6 @@ the next target gets a fresh process, so one bad method never costs another.
 from __future__ import annotations
 
 import functools
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -245,7 +244,7 @@ def grade_submission(submission: Submission, options: Options | None = None) -> 
     report.warnings.extend(note for source in dict.fromkeys(submission.providers.values()) for note in source.notes)
     own = submission.path if submission.path.is_dir() else submission.path.parent
     report.warnings.extend(course_config.ignored([own, *options.around], exercise.config))
-    with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
+    with sandbox.job_folder("micrograde-") as tmp:
         session = Session(submission, Path(tmp), exercise)
         try:
             session.open()

@@ -19,6 +19,7 @@ import io
 import json
 import os
 import signal
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -201,6 +202,33 @@ def test_holding_disk_the_working_directory_does_not_show(grading, workspace):
     else:
         assert int(seen["held"]) < 2 * sandbox.WORK_BYTES, seen
         assert any("working directory" in d["message"] for d in report["diagnoses"]), report["diagnoses"]
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
+def test_a_tree_too_deep_to_delete_by_recursion(grading, workspace):
+    """1100 folders nested in one another in the working directory (each wrapped in a new one, so that
+    no path is long), deeper than a recursive delete of the job folder can go: the grade still gives its
+    report, and the job folder is gone afterwards."""
+    mark = f"deep-{grading.secret[-12:]}"
+    source = SOLUTION + (
+        "import os\n"
+        f"top = {mark!r} + str(os.getpid())\n"
+        "try:\n"
+        "    os.mkdir(top)\n"
+        "    for _ in range(1100):\n"
+        "        os.mkdir(top + '-wrap')\n"
+        "        os.rename(top, top + '-wrap/' + top)\n"
+        "        os.rename(top + '-wrap', top)\n"
+        "    print('nested: 1100')\n"
+        "except OSError as exc:\n"
+        "    print(f'stopped: {exc.errno}')\n"
+    )
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    left = [str(folder) for folder in Path(tempfile.gettempdir()).glob("micrograde-*")
+            if folder.is_dir() and any(entry.name.startswith(mark) for entry in os.scandir(folder))]
+    assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], printed(result))
+    assert left == [], "a job folder was left behind"
     assert watched.breaches(result.stdout, result.stderr) == []
 
 

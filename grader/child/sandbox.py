@@ -32,12 +32,14 @@ the benchmark and the tests).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import resource
 import signal
 import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -250,6 +252,76 @@ def root_contents() -> dict:
         elif os.path.exists(path) and not any(path == b or path.startswith(b.rstrip("/") + "/") for b in binds):
             binds.append(path)
     return {"links": links, "binds": binds}
+
+
+@contextlib.contextmanager
+def job_folder(prefix: str) -> Iterator[str]:
+    """A new folder in the temporary directory, for the children of one grade, deleted afterwards by
+    ``remove_tree`` (as ``tempfile.TemporaryDirectory`` would, but to any depth)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield path
+    finally:
+        remove_tree(path)
+
+
+def remove_tree(path: str | Path) -> None:
+    """Delete the folder ``path`` and everything in it, never following a link, however deep it goes; what
+    cannot be deleted is left. A child may nest its working directory's folders thousands deep (each
+    wrapped in a new one, no path is ever long): a recursive delete (``shutil.rmtree`` before Python 3.13)
+    runs out of stack there, and the grade that made the tree would end with it. This holds one folder open
+    at a time, and the names of the way down from ``path``."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    way: list[str] = []  # the folders' names from ``path`` down to the one open
+    kept = set()  # folders that could not be emptied, left with what they hold
+    try:
+        while True:
+            below = None
+            try:
+                with os.scandir(fd) as listing:
+                    for entry in listing:
+                        try:
+                            if not entry.is_dir(follow_symlinks=False):
+                                os.unlink(entry.name, dir_fd=fd)
+                            elif entry.inode() not in kept:
+                                below = entry
+                                break
+                        except OSError:
+                            pass
+            except OSError:
+                pass  # not listed: then not emptied, and kept
+            if below is not None:
+                try:
+                    inner = os.open(below.name, flags, dir_fd=fd)
+                except OSError:
+                    kept.add(below.inode())
+                    continue
+                os.close(fd)
+                fd = inner
+                way.append(below.name)
+                continue
+            if not way:
+                break
+            outer = os.open("..", flags, dir_fd=fd)
+            emptied = os.fstat(fd).st_ino
+            os.close(fd)
+            fd = outer
+            try:
+                os.rmdir(way.pop(), dir_fd=fd)
+            except OSError:
+                kept.add(emptied)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
 
 
 def workdir_excess(workdir: Path, holder: int | None = None, streams: tuple[int, ...] = ()) -> str | None:
