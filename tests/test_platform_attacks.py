@@ -291,6 +291,8 @@ def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
         "parent = _os.getppid()\n"
         "attempt('kill', lambda: _os.kill(parent, signal.SIGKILL))\n"
         "attempt('kill all', lambda: _os.kill(-1, signal.SIGKILL))\n"
+        "attempt('renice the grader', lambda: _os.setpriority(_os.PRIO_PROCESS, parent, 19))\n"
+        "attempt('renice its user', lambda: _os.setpriority(_os.PRIO_USER, _os.getuid(), 19))\n"
         f"attempt('sleeper', lambda: subprocess.Popen(['sleep', '600', {sleeper!r}], start_new_session=True))\n"
         "attempt('fork', lambda: _os.fork() or _os._exit(0))\n"
         "attempt('network', lambda: socket.create_connection(('127.0.0.1', 9), timeout=1))\n"
@@ -314,6 +316,10 @@ def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
         os.kill(int(pid), signal.SIGKILL)
     seen = printed(result)
     assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], seen)
+    # Another process's priority (the grader's, a classmate's child with the same uid) is not the child's to lower
+    # (with namespaces the child is PID 1 of its own, whose parent is 0: itself)
+    renices = ("renice its user",) + (("renice the grader",) if grading.name != "namespaces" else ())
+    assert {name: seen[name].split()[0] for name in renices} == dict.fromkeys(renices, "refused"), seen
     assert left == [], "a process the submission started outlived its grade"
     assert grading.secret[-12:] not in report.get("output", ""), "a classmate's file was read"
     assert breaches == [], (breaches, seen)

@@ -33,7 +33,8 @@ each step needing the privileges the next one gives up:
    solution needs and every escape needs: mounting, namespaces, tracing,
    keyrings, BPF, new processes and programs, sockets, signals to any other
    process (``kill`` and its kind, and ``fcntl`` making another process a
-   file's owner, to which the kernel sends its I/O signals), device nodes
+   file's owner, to which the kernel sends its I/O signals), another
+   process's priority (``setpriority``), device nodes
    and FIFOs, ownership, permission bits (which
    Landlock does not govern) and extended attributes, truncating a file by
    its name (which Landlock before ABI 3 does not govern), allocating a
@@ -100,13 +101,14 @@ OWN_PID_FIRST = ("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinf
 # fcntl's commands that make another process a file's owner, which the kernel then sends the file's I/O
 # signals to (any signal, SIGKILL too, chosen with F_SETSIG): a ``kill`` that passes no pid through ``kill``.
 F_SETOWN, F_SETOWN_EX = 8, 15
+PRIO_PROCESS = 0  # setpriority only on itself: another process with its uid is the grader, or a classmate's child
 
 SYSCALLS = {
     "x86_64": (0xC000003E, {
         "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62,
         "semget": 64, "msgget": 68, "shmget": 29, "truncate": 76, "chmod": 90, "fchmod": 91, "chown": 92,
         "fcntl": 72, "fchown": 93, "lchown": 94, "ptrace": 101, "fallocate": 285,
-        "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "sched_setparam": 142,
+        "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "setpriority": 141, "sched_setparam": 142,
         "sched_setscheduler": 144, "sched_setaffinity": 203, "vhangup": 153, "pivot_root": 155,
         "adjtimex": 159, "setrlimit": 160,
         "chroot": 161, "acct": 163, "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167,
@@ -136,7 +138,7 @@ SYSCALLS = {
         "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "reboot": 142, "sethostname": 161,
         "setdomainname": 162, "setrlimit": 164, "settimeofday": 170, "adjtimex": 171, "msgget": 186,
         "semget": 190, "shmget": 194, "socket": 198, "socketpair": 199, "keyctl": 219, "add_key": 217,
-        "request_key": 218, "clone": 220, "execve": 221, "swapon": 224, "swapoff": 225,
+        "request_key": 218, "clone": 220, "setpriority": 140, "execve": 221, "swapon": 224, "swapoff": 225,
         "rt_tgsigqueueinfo": 240, "perf_event_open": 241, "prlimit64": 261, "name_to_handle_at": 264,
         "open_by_handle_at": 265, "clock_adjtime": 266, "setns": 268, "process_vm_readv": 270,
         "process_vm_writev": 271, "kcmp": 272, "finit_module": 273, "sched_setattr": 274,
@@ -395,7 +397,8 @@ def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tupl
     program += [instruction(BPF_JEQ_K, table["clone3"], "enosys", 0),  # glibc falls back to clone
                 instruction(BPF_JEQ_K, table["clone"], "clone", 0),
                 instruction(BPF_JEQ_K, table["prlimit64"], "prlimit", 0),
-                instruction(BPF_JEQ_K, table["fcntl"], "fcntl", 0)]
+                instruction(BPF_JEQ_K, table["fcntl"], "fcntl", 0),
+                instruction(BPF_JEQ_K, table["setpriority"], "setpriority", 0)]
     program += [instruction(BPF_JEQ_K, table[name], "own-pid", 0) for name in OWN_PID_FIRST if name in table]
     program.append(instruction(BPF_RET_K, SECCOMP_RET_ALLOW))
     labels = {"clone": len(program)}  # threads only (numpy's BLAS starts some), in no new namespace
@@ -407,6 +410,10 @@ def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tupl
     labels["fcntl"] = len(program)  # any command but making another process the owner of a file's signals
     program += [instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, F_SETOWN, deny, 0),
                 instruction(BPF_JEQ_K, F_SETOWN_EX, deny, allow)]
+    labels["setpriority"] = len(program)  # its own nice value only: (PRIO_PROCESS, 0 or its own pid)
+    program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JEQ_K, PRIO_PROCESS, 0, deny),
+                instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, 0, allow, 0),
+                instruction(BPF_JEQ_K, own_pid, allow, deny)]
     labels["own-pid"] = len(program)
     program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JEQ_K, own_pid, allow, deny)]
     # BPF only jumps forward: the verdicts come last
