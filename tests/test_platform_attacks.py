@@ -293,6 +293,14 @@ def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
         "attempt('kill all', lambda: _os.kill(-1, signal.SIGKILL))\n"
         "attempt('renice the grader', lambda: _os.setpriority(_os.PRIO_PROCESS, parent, 19))\n"
         "attempt('renice its user', lambda: _os.setpriority(_os.PRIO_USER, _os.getuid(), 19))\n"
+        "import fcntl\n"
+        "def owned_pipe():\n"  # the kernel sends the reader's owner SIGKILL once the pipe holds data
+        "    reader, writer = _os.pipe()\n"
+        "    fcntl.fcntl(reader, fcntl.F_SETOWN, parent)\n"
+        "    fcntl.fcntl(reader, 10, signal.SIGKILL)\n"  # F_SETSIG
+        "    fcntl.fcntl(reader, fcntl.F_SETFL, fcntl.fcntl(reader, fcntl.F_GETFL) | _os.O_ASYNC)\n"
+        "    return _os.write(writer, b'x')\n"
+        "attempt('kill as a file owner', owned_pipe)\n"
         f"attempt('sleeper', lambda: subprocess.Popen(['sleep', '600', {sleeper!r}], start_new_session=True))\n"
         "attempt('fork', lambda: _os.fork() or _os._exit(0))\n"
         "attempt('network', lambda: socket.create_connection(('127.0.0.1', 9), timeout=1))\n"
@@ -316,9 +324,10 @@ def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
         os.kill(int(pid), signal.SIGKILL)
     seen = printed(result)
     assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], seen)
-    # Another process's priority (the grader's, a classmate's child with the same uid) is not the child's to lower
-    # (with namespaces the child is PID 1 of its own, whose parent is 0: itself)
-    renices = ("renice its user",) + (("renice the grader",) if grading.name != "namespaces" else ())
+    # Another process's priority (the grader's, a classmate's child with the same uid) is not the child's to lower,
+    # nor its file's I/O signals to send it (with namespaces the child is PID 1 of its own, whose parent is 0: itself)
+    renices = ("renice its user", "kill as a file owner") + (
+        ("renice the grader",) if grading.name != "namespaces" else ())
     assert {name: seen[name].split()[0] for name in renices} == dict.fromkeys(renices, "refused"), seen
     assert left == [], "a process the submission started outlived its grade"
     assert grading.secret[-12:] not in report.get("output", ""), "a classmate's file was read"
