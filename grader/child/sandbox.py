@@ -38,6 +38,7 @@ import os
 import resource
 import signal
 import stat
+import struct
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -56,6 +57,7 @@ WORK_FILES = 4096
 SHM_BYTES = 16 * 1024 * 1024
 PR_SET_PDEATHSIG = 1
 CAP_DAC_READ_SEARCH = 2
+CAPABILITY_VERSION_3 = 0x20080522
 # What the minimal root shows besides the interpreter's own prefixes: the operating system, read-only.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                 "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
@@ -167,6 +169,19 @@ def environment(home: str) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONIOENCODING": "utf-8",
     }
+
+
+@functools.cache
+def _libc():
+    """The C library (Linux), for ``seen_as``; ``None`` elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
 
 
 @functools.cache
@@ -381,20 +396,69 @@ def workdir_excess(workdir: Path, holder: int | None = None, streams: tuple[int,
     return None
 
 
-def unlinked(pid: int, device: int, workdir: str) -> Iterator[tuple[tuple[int, int], int]]:
+def unlinked(pid: int, device: int, workdir: str) -> list[tuple[tuple[int, int], int]]:
     """The files process ``pid`` holds on ``device`` (the working directory's) that no folder links any
     more, each as its ``(st_dev, st_ino)`` and the bytes of disk it holds: those it keeps open, and those it
     mapped from its working directory and closed, counted as the most a child's file can hold
     (``FILE_BYTES``: their size cannot be read without ``CAP_SYS_ADMIN``). What cannot be read (the
-    child gone, a descriptor closed meanwhile) holds nothing."""
+    child gone, a descriptor closed meanwhile) holds nothing. A child of another uid's descriptors can
+    be read only by its uid or with ``CAP_SYS_PTRACE``, which root has not in a Docker container by
+    default: there they are read as the child's uid (``seen_as``)."""
+    try:
+        return list(held(pid, device, workdir))
+    except PermissionError:
+        try:
+            with seen_as(pid):
+                return list(held(pid, device, workdir))
+        except OSError:
+            return []
+
+
+@contextlib.contextmanager
+def seen_as(pid: int) -> Iterator[None]:
+    """This thread's file-system uid and gid, while inside, those of process ``pid`` (its ``/proc`` entry's
+    owner): enough to read the entry of a child that dropped root's privileges for its own uid and is
+    dumpable (``confinement.carry_out``). Needs ``CAP_SETUID`` and ``CAP_SETGID``; ``PermissionError``
+    where the change did not hold."""
+    owner = os.stat(f"/proc/{pid}")
+    libc = _libc()
+    if libc is None or os.geteuid() != 0 or owner.st_uid == 0:
+        raise PermissionError(f"the entry of process {pid} cannot be read")
+    import ctypes
+
+    gid = os.getegid()
+    header = ctypes.create_string_buffer(struct.pack("Ii", CAPABILITY_VERSION_3, 0), 8)
+    capabilities = ctypes.create_string_buffer(24)
+    if libc.capget(header, capabilities) != 0:
+        raise PermissionError(f"the entry of process {pid} cannot be read")
+    libc.setfsgid(owner.st_gid)
+    libc.setfsuid(owner.st_uid)
+    try:
+        if libc.setfsuid(-1) != owner.st_uid:  # (-1 changes nothing and says what it is)
+            raise PermissionError(f"cannot read the entry of process {pid} as its uid")
+        # The change cleared this thread's effective file-system capabilities; a child that kept one
+        # (CAP_DAC_READ_SEARCH) may be read only by a thread that has it: raised again, from the permitted set.
+        libc.capset(header, capabilities)
+        yield
+    finally:
+        libc.setfsuid(0)
+        libc.setfsgid(gid)
+
+
+def held(pid: int, device: int, workdir: str) -> Iterator[tuple[tuple[int, int], int]]:
+    """``unlinked``'s files, as this thread may read them; ``PermissionError`` where it may not."""
     opened = set()
     try:
         names = os.listdir(f"/proc/{pid}/fd")
+    except PermissionError:
+        raise
     except OSError:
         names = []
     for name in names:
         try:
             status = os.stat(f"/proc/{pid}/fd/{name}")
+        except PermissionError:
+            raise
         except OSError:
             continue
         if status.st_nlink == 0 and status.st_dev == device and stat.S_ISREG(status.st_mode):
@@ -403,6 +467,8 @@ def unlinked(pid: int, device: int, workdir: str) -> Iterator[tuple[tuple[int, i
     try:
         with open(f"/proc/{pid}/maps", "rb") as maps:
             text = maps.read()
+    except PermissionError:
+        raise
     except OSError:
         return
     if b" (deleted)\n" not in text:

@@ -65,6 +65,7 @@ LOCKED_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXE
                 (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
 
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 24, 28, 38, 22
+PR_SET_DUMPABLE = 4
 SIGKILL = 9
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SECCOMP_MODE_FILTER = 2
@@ -474,6 +475,12 @@ def carry_out(plan: dict) -> dict:
         held["landlock"] = restrict_files(plan, held["filesystem"] == "minimal root")
     except OSError as exc:
         held["landlock"] = {"abi": 0, "error": str(exc)}
+    if held["user"].startswith("nobody") and "error" not in held["landlock"]:
+        # Dumpable again (a change of uid made it not): its /proc entry is then nobody's, so that the grading
+        # process, root without CAP_SYS_PTRACE in a Docker container, can read its descriptors as nobody
+        # (``sandbox.seen_as``). No other child can: Landlock keeps each out of the others' entries and
+        # refuses tracing outside its own domain, and the filter refuses ptrace.
+        libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     held["seccomp"] = held["no_new_privs"] and install_seccomp()
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith("ctypes.") or m == "_ctypes"]:
         del sys.modules[name]
