@@ -27,6 +27,7 @@ from helpers import SOLUTION, processes_with
 from test_platforms import BUGGY, deserved, verdict
 from untouched import Watch
 
+import reference.engine
 from grader.child import sandbox
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -109,6 +110,23 @@ def test_reading_past_the_working_directory(grading, workspace, canary):
         codes = [d["code"] for d in report["diagnoses"] if d["target"] == "submission"]
         assert codes == ["forbidden-import"] and report["score"] == 0.0, (seen["stolen"], report["diagnoses"])
     assert breaches == [], breaches
+
+
+def test_reading_the_reference_by_its_path_in_every_mode(grading, workspace):
+    """The reference engine read by its path (the grader's, as a student who guessed the layout writes
+    it) through the import system's loaders, ``io.open_code``, ``linecache``, ``zipimport``, ``mmap`` and
+    ``/proc/self/root``: nothing read, or what was read is a forbidden import scoring 0."""
+    source = TRAIN_ONLY + attack("escape_common") + f"REFERENCE = {str(reference.engine.__file__)!r}\n" + attack(
+        "escape_loaders")
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    seen = printed(result)
+    scores = {t: s["score"] for t, s in report["targets"].items()}
+    assert all(scores[t] == 0.0 for t in OPS), (scores, seen)
+    if seen.get("loaded", "[]") != "[]":
+        codes = [d["code"] for d in report["diagnoses"] if d["target"] == "submission"]
+        assert codes == ["forbidden-import"] and report["score"] == 0.0, (seen["loaded"], report["diagnoses"])
+    assert watched.breaches(result.stdout, result.stderr) == []
 
 
 def test_harness_attacks_in_every_mode(grading, workspace):
