@@ -9,7 +9,9 @@ filter) and then ``exec``s the command, which inherits them, so that the command
 itself, exactly as it would in a container. ``--no-landlock`` also answers ENOSYS to the three Landlock
 system calls, as an old Docker engine or a kernel without Landlock does. ``--user`` first becomes that
 user (no supplementary groups), for a grader run by an ordinary user whose user namespaces are refused
-(Ubuntu since 23.10 and GitHub's ubuntu-24.04 runners restrict them).
+(Ubuntu since 23.10 and GitHub's ubuntu-24.04 runners restrict them). Run as root without ``--user``, the
+command also loses ``CAP_SYS_PTRACE``, which Docker does not give a container's root by default: it may
+then read the ``/proc`` entries of another uid's processes only as that uid.
 
 It is test code and stands alone: nothing here imports the grader.
 """
@@ -23,6 +25,7 @@ import pwd
 import struct
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+PR_CAPBSET_DROP, CAP_SYS_PTRACE = 24, 19
 BPF_LD_W_ABS, BPF_JEQ_K, BPF_JSET_K, BPF_RET_K = 0x20, 0x15, 0x45, 0x06
 SECCOMP_RET_ERRNO, SECCOMP_RET_ALLOW = 0x00050000, 0x7FFF0000
 EPERM, ENOSYS = 1, 38
@@ -86,6 +89,8 @@ def main() -> None:
         raise SystemExit(f"nonamespaces: no filter for {os.uname().machine}")
     if args.user:
         become(args.user)
+    elif os.geteuid() == 0 and ctypes.CDLL(None, use_errno=True).prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) != 0:
+        raise SystemExit(f"nonamespaces: dropping CAP_SYS_PTRACE failed: {os.strerror(ctypes.get_errno())}")
     refuse_namespaces(landlock=not args.no_landlock)
     os.execvp(args.command[0], args.command)
 

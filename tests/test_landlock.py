@@ -53,6 +53,16 @@ attempt("truncate in the working directory", lambda: os.truncate(paths["work"] +
 attempt("rename out of the working directory", lambda: os.rename(paths["work"] + "/a/f", paths["outside"] + ".moved"))
 attempt("link out of the working directory", lambda: os.link(paths["work"] + "/a/f", paths["outside"] + ".linked"))
 attempt("remove outside", lambda: os.remove(paths["outside"]))
+# A readable file made writable through the working directory: a hard link to it, or moved there, or its
+# read-only descriptor opened again for writing through /proc (a file the grader's uid owns, as its venv's).
+attempt("link a readable file into the working directory",
+        lambda: os.link(paths["readable"], paths["work"] + "/linked"))
+attempt("move a readable file into the working directory",
+        lambda: os.rename(paths["readable"], paths["work"] + "/moved"))
+attempt("reopen a readable file for writing",
+        lambda: write(f"/proc/self/fd/{os.open(paths['readable'], os.O_RDONLY)}", "a"))
+attempt("reopen a readable file's path for writing",
+        lambda: write(f"/proc/self/fd/{os.open(paths['readable'], os.O_PATH)}", "a"))
 attempt("write /dev/null", lambda: write("/dev/null"))
 attempt("read /dev/zero", lambda: open("/dev/zero", "rb").read(1))
 attempt("read /etc/hostname", lambda: open("/etc/hostname").read())
@@ -123,6 +133,11 @@ def test_only_what_was_granted_is_reachable(tmp_path, abi):
               "rename out of the working directory", "link out of the working directory", "remove outside",
               "read /etc/hostname", "read the parent's environment"]
     assert {name: results[name] for name in denied} == dict.fromkeys(denied, "EACCES")
+    # Landlock refuses a link whose new place would give the file rights its old one does not (EXDEV)
+    assert results["link a readable file into the working directory"] == "EXDEV"
+    for name in ("move a readable file into the working directory", "reopen a readable file for writing",
+                 "reopen a readable file's path for writing"):
+        assert results[name] in ("EACCES", "EXDEV"), name
     assert (tmp_path / "outside" / "secret").read_text() == "secret"
     assert (tmp_path / "readable" / "file").read_text() == "allowed"
     if abi >= 4:

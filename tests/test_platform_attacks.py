@@ -19,6 +19,7 @@ import io
 import json
 import os
 import signal
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from helpers import SOLUTION, processes_with
 from test_platforms import BUGGY, deserved, verdict
 from untouched import Watch
 
+import reference.engine
 from grader.child import sandbox
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -110,6 +112,23 @@ def test_reading_past_the_working_directory(grading, workspace, canary):
     assert breaches == [], breaches
 
 
+def test_reading_the_reference_by_its_path_in_every_mode(grading, workspace):
+    """The reference engine read by its path (the grader's, as a student who guessed the layout writes
+    it) through the import system's loaders, ``io.open_code``, ``linecache``, ``zipimport``, ``mmap`` and
+    ``/proc/self/root``: nothing read, or what was read is a forbidden import scoring 0."""
+    source = TRAIN_ONLY + attack("escape_common") + f"REFERENCE = {str(reference.engine.__file__)!r}\n" + attack(
+        "escape_loaders")
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    seen = printed(result)
+    scores = {t: s["score"] for t, s in report["targets"].items()}
+    assert all(scores[t] == 0.0 for t in OPS), (scores, seen)
+    if seen.get("loaded", "[]") != "[]":
+        codes = [d["code"] for d in report["diagnoses"] if d["target"] == "submission"]
+        assert codes == ["forbidden-import"] and report["score"] == 0.0, (seen["loaded"], report["diagnoses"])
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
 def test_harness_attacks_in_every_mode(grading, workspace):
     """``tests/test_forgery.py``'s attacks on the harness, stacked in one grade: the buggy engine's
     verdict, no more."""
@@ -162,6 +181,72 @@ def test_filling_the_disk(grading, workspace):
         # it may have written a few more files in between (docs/security.md), never the 2 GiB.
         assert int(seen["written"]) < 2 * sandbox.WORK_BYTES, seen
         assert any("working directory" in d["message"] for d in report["diagnoses"]), report["diagnoses"]
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
+def test_holding_disk_the_working_directory_does_not_show(grading, workspace):
+    """A GiB of disk held where a walk of the working directory does not see it: files allocated whole at
+    once (``fallocate``, faster than the grading process measures), then unlinked and kept open or mapped.
+    The same cap as with namespaces: the child is ended, and holds no more than twice the cap meanwhile."""
+    source = SOLUTION + (
+        "import mmap, os\n"
+        "held, kept = 0, []\n"
+        "def allocate(fd, size):\n"
+        "    try:\n"
+        "        os.posix_fallocate(fd, 0, size)\n"
+        "    except OSError:\n"
+        "        os.pwrite(fd, b'\\1' * size, 0)\n"
+        "try:\n"
+        "    for i in range(64):\n"
+        "        name = f'held-{os.getpid()}-{i}'\n"
+        "        fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)\n"
+        "        allocate(fd, 16 * 1024 * 1024 - 4096)\n"
+        "        held += os.fstat(fd).st_blocks * 512\n"
+        "        kept.append(mmap.mmap(fd, 4096) if i % 2 else os.fdopen(fd, 'rb'))\n"
+        "        if i % 2:\n"
+        "            os.close(fd)\n"
+        "        os.unlink(name)\n"
+        "        print(f'held: {held}', flush=True)\n"
+        "except OSError as exc:\n"
+        "    print(f'stopped: {exc.errno}')\n"
+        "import time\n"
+        "time.sleep(1)\n"  # the grading process has measured by now, whatever its pace
+    )
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    seen = printed(result)
+    if grading.name == "namespaces":  # the tmpfs refuses the allocation that would pass the cap
+        assert int(seen["held"]) <= sandbox.WORK_BYTES and seen.get("stopped") == "28", seen
+    else:
+        assert int(seen["held"]) < 2 * sandbox.WORK_BYTES, seen
+        assert any("working directory" in d["message"] for d in report["diagnoses"]), report["diagnoses"]
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
+def test_a_tree_too_deep_to_delete_by_recursion(grading, workspace):
+    """1100 folders nested in one another in the working directory (each wrapped in a new one, so that
+    no path is long), deeper than a recursive delete of the job folder can go: the grade still gives its
+    report, and the job folder is gone afterwards."""
+    mark = f"deep-{grading.secret[-12:]}"
+    source = SOLUTION + (
+        "import os\n"
+        f"top = {mark!r} + str(os.getpid())\n"
+        "try:\n"
+        "    os.mkdir(top)\n"
+        "    for _ in range(1100):\n"
+        "        os.mkdir(top + '-wrap')\n"
+        "        os.rename(top, top + '-wrap/' + top)\n"
+        "        os.rename(top + '-wrap', top)\n"
+        "    print('nested: 1100')\n"
+        "except OSError as exc:\n"
+        "    print(f'stopped: {exc.errno}')\n"
+    )
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    left = [str(folder) for folder in Path(tempfile.gettempdir()).glob("micrograde-*")
+            if folder.is_dir() and any(entry.name.startswith(mark) for entry in os.scandir(folder))]
+    assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], printed(result))
+    assert left == [], "a job folder was left behind"
     assert watched.breaches(result.stdout, result.stderr) == []
 
 
@@ -224,6 +309,16 @@ def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
         "parent = _os.getppid()\n"
         "attempt('kill', lambda: _os.kill(parent, signal.SIGKILL))\n"
         "attempt('kill all', lambda: _os.kill(-1, signal.SIGKILL))\n"
+        "attempt('renice the grader', lambda: _os.setpriority(_os.PRIO_PROCESS, parent, 19))\n"
+        "attempt('renice its user', lambda: _os.setpriority(_os.PRIO_USER, _os.getuid(), 19))\n"
+        "import fcntl\n"
+        "def owned_pipe():\n"  # the kernel sends the reader's owner SIGKILL once the pipe holds data
+        "    reader, writer = _os.pipe()\n"
+        "    fcntl.fcntl(reader, fcntl.F_SETOWN, parent)\n"
+        "    fcntl.fcntl(reader, 10, signal.SIGKILL)\n"  # F_SETSIG
+        "    fcntl.fcntl(reader, fcntl.F_SETFL, fcntl.fcntl(reader, fcntl.F_GETFL) | _os.O_ASYNC)\n"
+        "    return _os.write(writer, b'x')\n"
+        "attempt('kill as a file owner', owned_pipe)\n"
         f"attempt('sleeper', lambda: subprocess.Popen(['sleep', '600', {sleeper!r}], start_new_session=True))\n"
         "attempt('fork', lambda: _os.fork() or _os._exit(0))\n"
         "attempt('network', lambda: socket.create_connection(('127.0.0.1', 9), timeout=1))\n"
@@ -247,6 +342,11 @@ def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
         os.kill(int(pid), signal.SIGKILL)
     seen = printed(result)
     assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], seen)
+    # Another process's priority (the grader's, a classmate's child with the same uid) is not the child's to lower,
+    # nor its file's I/O signals to send it (with namespaces the child is PID 1 of its own, whose parent is 0: itself)
+    renices = ("renice its user", "kill as a file owner") + (
+        ("renice the grader",) if grading.name != "namespaces" else ())
+    assert {name: seen[name].split()[0] for name in renices} == dict.fromkeys(renices, "refused"), seen
     assert left == [], "a process the submission started outlived its grade"
     assert grading.secret[-12:] not in report.get("output", ""), "a classmate's file was read"
     assert breaches == [], (breaches, seen)

@@ -60,9 +60,11 @@ def attempt(name, action):
 
 def raw(name, *args):
     numbers = {"x86_64": {"unshare": 272, "setns": 308, "ptrace": 101, "pidfd_open": 434, "bpf": 321,
-                          "keyctl": 250, "clone": 56, "memfd_create": 319, "pivot_root": 155},
+                          "keyctl": 250, "clone": 56, "memfd_create": 319, "pivot_root": 155, "mq_open": 240,
+                          "mq_unlink": 241},
                "aarch64": {"unshare": 97, "setns": 268, "ptrace": 117, "pidfd_open": 434, "bpf": 280,
-                           "keyctl": 219, "clone": 220, "memfd_create": 279, "pivot_root": 41}}
+                           "keyctl": 219, "clone": 220, "memfd_create": 279, "pivot_root": 41, "mq_open": 180,
+                           "mq_unlink": 181}}
     return lambda: libc.syscall(numbers[os.uname().machine][name], *args)
 
 def write(path, data=b"x"):
@@ -93,11 +95,20 @@ attempt("unix socket", lambda: socket.socket(socket.AF_UNIX).connect("/run/docke
 attempt("network socket", lambda: socket.socket(socket.AF_INET))
 attempt("kill the parent", lambda: os.kill(parent, 0))
 attempt("kill every process", lambda: os.kill(-1, 0))
+import fcntl, struct
+owned = os.open(".", os.O_RDONLY)  # a file's owner gets its I/O signals, sent by the kernel, not by kill
+attempt("signal the parent as a file's owner", lambda: fcntl.fcntl(owned, fcntl.F_SETOWN, parent))
+attempt("signal the parent as a file's owner, by thread",
+        lambda: fcntl.fcntl(owned, 15, struct.pack("ii", 1, parent)))  # F_SETOWN_EX, F_OWNER_PID
 attempt("real-time scheduling", lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1)))
 attempt("leave its core", lambda: os.sched_setaffinity(0, range(os.cpu_count())))
 attempt("set a resource limit", lambda: resource.setrlimit(resource.RLIMIT_NOFILE,
                                                           resource.getrlimit(resource.RLIMIT_NOFILE)))
 attempt("memfd", raw("memfd_create", b"x", 0))
+# A POSIX message queue outlives its process, like a System V segment. Landlock refuses opening it, once the
+# kernel has made it: refused or not, it must not be there afterwards.
+attempt("message queue", raw("mq_open", targets["queue"].encode(), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, 0))
+results["message queue left"] = "ok" if raw("mq_unlink", targets["queue"].encode())() == 0 else ctypes.get_errno()
 attempt("mkfifo", lambda: os.mkfifo(targets["fifo"]))
 attempt("mknod", lambda: os.mknod("node"))
 attempt("chown", lambda: (write("owned"), os.chown("owned", 0, 0)))
@@ -126,8 +137,10 @@ print(json.dumps({"results": results, "uid": os.getuid(), "capabilities": capabi
 REFUSED = (
     "remount root read-write", "unmount /proc", "mount a tmpfs", "pivot_root", "unshare a user namespace", "setns",
     "ptrace the parent", "pidfd_open the parent", "bpf", "keyctl", "clone a process", "fork", "fork_exec", "execve",
-    "unix socket", "network socket", "kill the parent", "kill every process", "real-time scheduling",
-    "leave its core", "set a resource limit", "memfd", "mkfifo", "mknod", "chown", "setxattr",
+    "unix socket", "network socket", "kill the parent", "kill every process", "signal the parent as a file's owner",
+    "signal the parent as a file's owner, by thread", "real-time scheduling",
+    "leave its core", "set a resource limit", "memfd", "message queue", "message queue left", "mkfifo", "mknod",
+    "chown", "setxattr",
 )
 
 
@@ -165,7 +178,7 @@ def probe(box: sandbox.Sandbox, tmp_path: Path) -> tuple[dict, dict]:
     work.mkdir()
     targets = {"outside": str(tmp_path / "outside"), "fifo": str(tmp_path / "fifo"),
                "canary": str(tmp_path / "canary"), "reference": str(ROOT / "reference" / "engine.py"),
-               "copy": str(tmp_path / "copy" / "engine.py")}
+               "copy": str(tmp_path / "copy" / "engine.py"), "queue": f"micrograde-probe-{uuid.uuid4().hex}"}
     Path(targets["canary"]).write_text("canary")
     os.chmod(targets["canary"], 0o600)
     Path(targets["copy"]).parent.mkdir()

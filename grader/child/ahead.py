@@ -29,6 +29,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from grader.child.sandbox import job_folder, remove_tree
 from grader.child.worker import Streams, Worker, cpu_limit
 
 _STARTED: list[Ahead] = []  # at most one: a command grades once
@@ -38,8 +39,7 @@ class Ahead:
     """A working directory and the children started in it ahead of the grade, by whether they train."""
 
     def __init__(self) -> None:
-        self.directory = tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True)
-        self.workdir = Path(self.directory.name)
+        self.workdir = Path(tempfile.mkdtemp(prefix="micrograde-"))
         self.workers: dict[bool, Worker] = {}
         self.thread = threading.Thread(target=self.start_children, name="micrograde-ahead", daemon=True)
 
@@ -64,7 +64,7 @@ class Ahead:
         for worker in self.workers.values():
             worker.close()
         self.workers.clear()
-        self.directory.cleanup()
+        remove_tree(self.workdir)
 
 
 def start() -> None:
@@ -95,7 +95,7 @@ def workspace() -> Iterator[tuple[Path, dict[bool, Worker]]]:
     """A grade's working directory and the children started ahead in it, by whether they train (the
     session takes those it adopts out of the dict); the rest are ended, and the directory removed, after."""
     if not _STARTED:
-        with tempfile.TemporaryDirectory(prefix="micrograde-", ignore_cleanup_errors=True) as tmp:
+        with job_folder("micrograde-") as tmp:
             yield Path(tmp), {}
         return
     ahead = _STARTED.pop()

@@ -32,12 +32,16 @@ the benchmark and the tests).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import resource
 import signal
+import stat
+import struct
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +57,7 @@ WORK_FILES = 4096
 SHM_BYTES = 16 * 1024 * 1024
 PR_SET_PDEATHSIG = 1
 CAP_DAC_READ_SEARCH = 2
+CAPABILITY_VERSION_3 = 0x20080522
 # What the minimal root shows besides the interpreter's own prefixes: the operating system, read-only.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                 "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
@@ -167,6 +172,19 @@ def environment(home: str) -> dict[str, str]:
 
 
 @functools.cache
+def _libc():
+    """The C library (Linux), for ``seen_as``; ``None`` elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+@functools.cache
 def _prctl():
     """libc's ``prctl`` (Linux), looked up in the grading process: looking it up between fork and
     exec would import ``ctypes`` anew in every child."""
@@ -251,9 +269,82 @@ def root_contents() -> dict:
     return {"links": links, "binds": binds}
 
 
-def workdir_excess(workdir: Path) -> str | None:
+@contextlib.contextmanager
+def job_folder(prefix: str) -> Iterator[str]:
+    """A new folder in the temporary directory, for the children of one grade, deleted afterwards by
+    ``remove_tree`` (as ``tempfile.TemporaryDirectory`` would, but to any depth)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield path
+    finally:
+        remove_tree(path)
+
+
+def remove_tree(path: str | Path) -> None:
+    """Delete the folder ``path`` and everything in it, never following a link, however deep it goes; what
+    cannot be deleted is left. A child may nest its working directory's folders thousands deep (each
+    wrapped in a new one, no path is ever long): a recursive delete (``shutil.rmtree`` before Python 3.13)
+    runs out of stack there, and the grade that made the tree would end with it. This holds one folder open
+    at a time, and the names of the way down from ``path``."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    way: list[str] = []  # the folders' names from ``path`` down to the one open
+    kept = set()  # folders that could not be emptied, left with what they hold
+    try:
+        while True:
+            below = None
+            try:
+                with os.scandir(fd) as listing:
+                    for entry in listing:
+                        try:
+                            if not entry.is_dir(follow_symlinks=False):
+                                os.unlink(entry.name, dir_fd=fd)
+                            elif entry.inode() not in kept:
+                                below = entry
+                                break
+                        except OSError:
+                            pass
+            except OSError:
+                pass  # not listed: then not emptied, and kept
+            if below is not None:
+                try:
+                    inner = os.open(below.name, flags, dir_fd=fd)
+                except OSError:
+                    kept.add(below.inode())
+                    continue
+                os.close(fd)
+                fd = inner
+                way.append(below.name)
+                continue
+            if not way:
+                break
+            outer = os.open("..", flags, dir_fd=fd)
+            emptied = os.fstat(fd).st_ino
+            os.close(fd)
+            fd = outer
+            try:
+                os.rmdir(way.pop(), dir_fd=fd)
+            except OSError:
+                kept.add(emptied)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def workdir_excess(workdir: Path, holder: int | None = None, streams: tuple[int, ...] = ()) -> str | None:
     """Why the working directory holds more than a child may leave there (``WORK_BYTES`` on disk,
-    ``WORK_FILES`` files and folders, as the namespaces' tmpfs allows), or ``None``.
+    ``WORK_FILES`` files and folders, as the namespaces' tmpfs allows), or ``None``. With ``holder``
+    (the child's pid), the files it made there and keeps open or mapped after unlinking them count too
+    (``unlinked``): a walk does not see them, and their disk is not given back while the child lives.
+    ``streams`` are the descriptors of the grader's files the child writes its output to, which do not.
 
     The child owns the tree and may change it while it is measured, so the walk
     never follows a link (each folder is opened ``O_NOFOLLOW`` beneath the one
@@ -268,6 +359,12 @@ def workdir_excess(workdir: Path) -> str | None:
         pending = [os.open(workdir, flags)]
     except FileNotFoundError:
         return None
+    if holder is not None:
+        own = {(status.st_dev, status.st_ino) for status in map(os.fstat, streams)}
+        for key, size in unlinked(holder, os.fstat(pending[0]).st_dev, os.path.realpath(workdir)):
+            if key not in own and key not in seen:
+                seen.add(key)
+                entries, used = entries + 1, used + size
     try:
         while pending:
             folder = pending.pop()
@@ -297,3 +394,88 @@ def workdir_excess(workdir: Path) -> str | None:
         for folder in pending:
             os.close(folder)
     return None
+
+
+def unlinked(pid: int, device: int, workdir: str) -> list[tuple[tuple[int, int], int]]:
+    """The files process ``pid`` holds on ``device`` (the working directory's) that no folder links any
+    more, each as its ``(st_dev, st_ino)`` and the bytes of disk it holds: those it keeps open, and those it
+    mapped from its working directory and closed, counted as the most a child's file can hold
+    (``FILE_BYTES``: their size cannot be read without ``CAP_SYS_ADMIN``). What cannot be read (the
+    child gone, a descriptor closed meanwhile) holds nothing. A child of another uid's descriptors can
+    be read only by its uid or with ``CAP_SYS_PTRACE``, which root has not in a Docker container by
+    default: there they are read as the child's uid (``seen_as``)."""
+    try:
+        return list(held(pid, device, workdir))
+    except PermissionError:
+        try:
+            with seen_as(pid):
+                return list(held(pid, device, workdir))
+        except OSError:
+            return []
+
+
+@contextlib.contextmanager
+def seen_as(pid: int) -> Iterator[None]:
+    """This thread's file-system uid and gid, while inside, those of process ``pid`` (its ``/proc`` entry's
+    owner): enough to read the entry of a child that dropped root's privileges for its own uid and is
+    dumpable (``confinement.carry_out``). Needs ``CAP_SETUID`` and ``CAP_SETGID``; ``PermissionError``
+    where the change did not hold."""
+    owner = os.stat(f"/proc/{pid}")
+    libc = _libc()
+    if libc is None or os.geteuid() != 0 or owner.st_uid == 0:
+        raise PermissionError(f"the entry of process {pid} cannot be read")
+    import ctypes
+
+    gid = os.getegid()
+    header = ctypes.create_string_buffer(struct.pack("Ii", CAPABILITY_VERSION_3, 0), 8)
+    capabilities = ctypes.create_string_buffer(24)
+    if libc.capget(header, capabilities) != 0:
+        raise PermissionError(f"the entry of process {pid} cannot be read")
+    libc.setfsgid(owner.st_gid)
+    libc.setfsuid(owner.st_uid)
+    try:
+        if libc.setfsuid(-1) != owner.st_uid:  # (-1 changes nothing and says what it is)
+            raise PermissionError(f"cannot read the entry of process {pid} as its uid")
+        # The change cleared this thread's effective file-system capabilities; a child that kept one
+        # (CAP_DAC_READ_SEARCH) may be read only by a thread that has it: raised again, from the permitted set.
+        libc.capset(header, capabilities)
+        yield
+    finally:
+        libc.setfsuid(0)
+        libc.setfsgid(gid)
+
+
+def held(pid: int, device: int, workdir: str) -> Iterator[tuple[tuple[int, int], int]]:
+    """``unlinked``'s files, as this thread may read them; ``PermissionError`` where it may not."""
+    opened = set()
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except PermissionError:
+        raise
+    except OSError:
+        names = []
+    for name in names:
+        try:
+            status = os.stat(f"/proc/{pid}/fd/{name}")
+        except PermissionError:
+            raise
+        except OSError:
+            continue
+        if status.st_nlink == 0 and status.st_dev == device and stat.S_ISREG(status.st_mode):
+            opened.add(status.st_ino)
+            yield (status.st_dev, status.st_ino), status.st_blocks * 512
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as maps:
+            text = maps.read()
+    except PermissionError:
+        raise
+    except OSError:
+        return
+    if b" (deleted)\n" not in text:
+        return
+    for line in text.splitlines():
+        fields = line.split(None, 5)
+        if len(fields) == 6 and fields[5].endswith(b" (deleted)") and fields[5].startswith(
+                os.fsencode(workdir.rstrip("/") + "/")) and int(fields[4]) not in opened:
+            opened.add(int(fields[4]))
+            yield (-1, int(fields[4])), FILE_BYTES

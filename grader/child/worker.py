@@ -246,13 +246,16 @@ class Worker:
 
     def watch(self) -> None:
         """End the child once its working directory holds more than a namespace's tmpfs would let it
-        (``sandbox.WORK_BYTES``, ``sandbox.WORK_FILES``): without namespaces nothing else bounds it.
-        Looked at every ``WATCH_SECONDS`` while a reply is awaited."""
+        (``sandbox.WORK_BYTES``, ``sandbox.WORK_FILES``): without namespaces nothing else bounds it, so
+        the files the child unlinked and still holds count too. Looked at every ``WATCH_SECONDS`` while a
+        reply is awaited."""
         now = time.monotonic()
         if now < self._watched + WATCH_SECONDS:
             return
         self._watched = now
-        excess = sandbox.workdir_excess(self.workdir)
+        holder = None if self.sandbox.isolated or self.process is None else self.process.started()
+        excess = sandbox.workdir_excess(self.workdir, holder,
+                                        (self.streams.stdout.fileno(), self.streams.stderr.fileno()))
         if excess is not None:
             self.lost("crash", excess)
 

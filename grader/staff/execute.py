@@ -14,7 +14,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from grader.child import sandbox
@@ -57,7 +56,7 @@ def execute_notebook(path: Path, timeout: float) -> dict:
     notebook = json.loads(path.read_text(encoding="utf-8"))
     numbers = {id(cell): n for n, cell in student_cells(notebook)}
     order = [numbers.get(id(cell)) for cell in notebook.get("cells", [])]
-    with tempfile.TemporaryDirectory(prefix="micrograde-execute-", ignore_cleanup_errors=True) as tmp:
+    with sandbox.job_folder("micrograde-execute-") as tmp:
         copy = Path(tmp) / "notebook.ipynb"
         copy.write_bytes(path.read_bytes())
         try:

@@ -32,9 +32,14 @@ each step needing the privileges the next one gives up:
 5. a seccomp filter (``seccomp_program``) refusing the system calls no
    solution needs and every escape needs: mounting, namespaces, tracing,
    keyrings, BPF, new processes and programs, sockets, signals to any other
-   process, device nodes and FIFOs, ownership, permission bits (which
+   process (``kill`` and its kind, and ``fcntl`` making another process a
+   file's owner, to which the kernel sends its I/O signals), another
+   process's priority (``setpriority``), device nodes
+   and FIFOs, ownership, permission bits (which
    Landlock does not govern) and extended attributes, truncating a file by
-   its name (which Landlock before ABI 3 does not govern), real-time
+   its name (which Landlock before ABI 3 does not govern), allocating a
+   file's disk at once (``fallocate``: faster than the grading process
+   measures the working directory without namespaces), real-time
    scheduling, leaving the cores the grader gave it, raising resource limits.
 
 Steps 2 to 5 also apply without namespaces (``MICROGRADE_SANDBOX=none`` or a
@@ -60,6 +65,7 @@ LOCKED_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXE
                 (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
 
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 24, 28, 38, 22
+PR_SET_DUMPABLE = 4
 SIGKILL = 9
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SECCOMP_MODE_FILTER = 2
@@ -83,24 +89,29 @@ REFUSED = (
     "kcmp", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "bpf", "perf_event_open", "userfaultfd",
     "keyctl", "add_key", "request_key", "fork", "vfork", "execve", "execveat", "socket", "socketpair",
     "mknod", "mknodat", "chown", "fchown", "lchown", "fchownat", "chmod", "fchmod", "fchmodat", "fchmodat2",
-    "truncate", "setxattr", "lsetxattr", "fsetxattr",
+    "truncate", "fallocate", "setxattr", "lsetxattr", "fsetxattr",
     "removexattr", "lremovexattr", "fremovexattr", "sched_setscheduler", "sched_setparam", "sched_setattr",
     "sched_setaffinity", "ioprio_set", "setrlimit", "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "memfd_create", "memfd_secret", "shmget", "msgget", "semget", "open_by_handle_at", "name_to_handle_at", "quotactl",
+    "memfd_create", "memfd_secret", "shmget", "msgget", "semget", "mq_open", "open_by_handle_at", "name_to_handle_at",
+    "quotactl",
     "acct", "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
     "delete_module", "settimeofday", "clock_settime", "adjtimex", "clock_adjtime", "sethostname",
     "setdomainname", "syslog", "vhangup", "iopl", "ioperm",
 )
 # Signals only to itself: the first argument (pid, or thread group id) must be the child's own pid.
 OWN_PID_FIRST = ("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+# fcntl's commands that make another process a file's owner, which the kernel then sends the file's I/O
+# signals to (any signal, SIGKILL too, chosen with F_SETSIG): a ``kill`` that passes no pid through ``kill``.
+F_SETOWN, F_SETOWN_EX = 8, 15
+PRIO_PROCESS = 0  # setpriority only on itself: another process with its uid is the grader, or a classmate's child
 
 SYSCALLS = {
     "x86_64": (0xC000003E, {
         "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62,
         "semget": 64, "msgget": 68, "shmget": 29, "truncate": 76, "chmod": 90, "fchmod": 91, "chown": 92,
-        "fchown": 93, "lchown": 94, "ptrace": 101,
-        "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "sched_setparam": 142,
-        "sched_setscheduler": 144, "sched_setaffinity": 203, "vhangup": 153, "pivot_root": 155,
+        "fcntl": 72, "fchown": 93, "lchown": 94, "ptrace": 101, "fallocate": 285,
+        "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "setpriority": 141, "sched_setparam": 142,
+        "sched_setscheduler": 144, "sched_setaffinity": 203, "vhangup": 153, "pivot_root": 155, "mq_open": 240,
         "adjtimex": 159, "setrlimit": 160,
         "chroot": 161, "acct": 163, "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167,
         "swapoff": 168, "reboot": 169, "sethostname": 170, "setdomainname": 171, "iopl": 172, "ioperm": 173,
@@ -119,16 +130,17 @@ SYSCALLS = {
     }),
     "aarch64": (0xC00000B7, {
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
-        "fremovexattr": 16, "ioprio_set": 30, "mknodat": 33, "umount2": 39, "mount": 40, "pivot_root": 41,
-        "truncate": 45, "chroot": 51, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55, "vhangup": 58,
+        "fremovexattr": 16, "fcntl": 25, "ioprio_set": 30, "mknodat": 33, "umount2": 39, "mount": 40, "pivot_root": 41,
+        "truncate": 45, "fallocate": 47, "chroot": 51, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55,
+        "vhangup": 58,
         "quotactl": 60, "acct": 89,
         "unshare": 97, "kexec_load": 104, "init_module": 105, "delete_module": 106, "clock_settime": 112,
         "syslog": 116, "ptrace": 117, "sched_setparam": 118, "sched_setscheduler": 119,
         "sched_setaffinity": 122, "kill": 129,
         "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "reboot": 142, "sethostname": 161,
-        "setdomainname": 162, "setrlimit": 164, "settimeofday": 170, "adjtimex": 171, "msgget": 186,
+        "setdomainname": 162, "setrlimit": 164, "settimeofday": 170, "adjtimex": 171, "mq_open": 180, "msgget": 186,
         "semget": 190, "shmget": 194, "socket": 198, "socketpair": 199, "keyctl": 219, "add_key": 217,
-        "request_key": 218, "clone": 220, "execve": 221, "swapon": 224, "swapoff": 225,
+        "request_key": 218, "clone": 220, "setpriority": 140, "execve": 221, "swapon": 224, "swapoff": 225,
         "rt_tgsigqueueinfo": 240, "perf_event_open": 241, "prlimit64": 261, "name_to_handle_at": 264,
         "open_by_handle_at": 265, "clock_adjtime": 266, "setns": 268, "process_vm_readv": 270,
         "process_vm_writev": 271, "kcmp": 272, "finit_module": 273, "sched_setattr": 274,
@@ -386,7 +398,9 @@ def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tupl
     program += [instruction(BPF_JEQ_K, table[name], deny, 0) for name in REFUSED if name in table]
     program += [instruction(BPF_JEQ_K, table["clone3"], "enosys", 0),  # glibc falls back to clone
                 instruction(BPF_JEQ_K, table["clone"], "clone", 0),
-                instruction(BPF_JEQ_K, table["prlimit64"], "prlimit", 0)]
+                instruction(BPF_JEQ_K, table["prlimit64"], "prlimit", 0),
+                instruction(BPF_JEQ_K, table["fcntl"], "fcntl", 0),
+                instruction(BPF_JEQ_K, table["setpriority"], "setpriority", 0)]
     program += [instruction(BPF_JEQ_K, table[name], "own-pid", 0) for name in OWN_PID_FIRST if name in table]
     program.append(instruction(BPF_RET_K, SECCOMP_RET_ALLOW))
     labels = {"clone": len(program)}  # threads only (numpy's BLAS starts some), in no new namespace
@@ -395,6 +409,13 @@ def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tupl
     labels["prlimit"] = len(program)  # reading limits, never setting them
     program += [instruction(BPF_LD_W_ABS, 32), instruction(BPF_JEQ_K, 0, 0, deny),
                 instruction(BPF_LD_W_ABS, 36), instruction(BPF_JEQ_K, 0, allow, deny)]
+    labels["fcntl"] = len(program)  # any command but making another process the owner of a file's signals
+    program += [instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, F_SETOWN, deny, 0),
+                instruction(BPF_JEQ_K, F_SETOWN_EX, deny, allow)]
+    labels["setpriority"] = len(program)  # its own nice value only: (PRIO_PROCESS, 0 or its own pid)
+    program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JEQ_K, PRIO_PROCESS, 0, deny),
+                instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, 0, allow, 0),
+                instruction(BPF_JEQ_K, own_pid, allow, deny)]
     labels["own-pid"] = len(program)
     program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JEQ_K, own_pid, allow, deny)]
     # BPF only jumps forward: the verdicts come last
@@ -454,6 +475,12 @@ def carry_out(plan: dict) -> dict:
         held["landlock"] = restrict_files(plan, held["filesystem"] == "minimal root")
     except OSError as exc:
         held["landlock"] = {"abi": 0, "error": str(exc)}
+    if held["user"].startswith("nobody") and "error" not in held["landlock"]:
+        # Dumpable again (a change of uid made it not): its /proc entry is then nobody's, so that the grading
+        # process, root without CAP_SYS_PTRACE in a Docker container, can read its descriptors as nobody
+        # (``sandbox.seen_as``). No other child can: Landlock keeps each out of the others' entries and
+        # refuses tracing outside its own domain, and the filter refuses ptrace.
+        libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     held["seccomp"] = held["no_new_privs"] and install_seccomp()
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith("ctypes.") or m == "_ctypes"]:
         del sys.modules[name]
