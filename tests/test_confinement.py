@@ -290,6 +290,17 @@ def test_honest_files_work_in_every_mode(tmp_path, mode):
     assert full_marks(report), report.diagnoses
 
 
+def test_a_submission_that_uses_a_file_as_it_loads_never_meets_its_other_self(tmp_path, mode):
+    """Two children load the submission (the ops', ``train_step``'s); without namespaces they share a
+    working directory, so they load one after the other, never at once."""
+    source = ("import os, time\n"
+              "with open('loading', 'x'):\n"  # taken while this copy loads: another copy then defines nothing
+              "    time.sleep(0.3)\n"
+              "os.remove('loading')\n") + SOLUTION
+    report = graded(tmp_path, source)
+    assert full_marks(report), report.diagnoses
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown", "junit", "gradescope"])
 def test_every_format_says_when_the_score_is_not_tamper_proof(tmp_path, fmt, monkeypatch):
     """A machine without namespaces whose kernel has no Landlock (pretended, as the benchmark turns it off)."""

@@ -132,12 +132,16 @@ class Session:
         The process for ``train_step`` starts and loads alongside the first (it has
         a core of its own on most machines); if that early load is lost, the process
         is started again when ``train_step`` is graded, as if it had never been tried.
+        Without namespaces the two share one working directory, and a submission that
+        writes and reads back a file as it loads would race its other self: there the
+        second loads once the first has.
         """
         if self.submission.directory is not None:
             copy_sources(self.submission, self.workdir / "submission")
         try:
             first = self.launch()
-            early = self.launch_early()
+            shared = not self.workers[OPS].sandbox.isolated
+            early = None if shared else self.launch_early()
             # The search loads while the children start (Hypothesis itself only if a search needs it).
             importlib.import_module("grader.search.engine")
             self.settle(OPS, first)
@@ -145,6 +149,8 @@ class Session:
             self.load_lost = lost
             self.close()
             return
+        if shared:
+            early = self.launch_early()
         if early is not None:
             try:
                 self.settle(TRAIN, early)
