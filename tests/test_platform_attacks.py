@@ -153,6 +153,22 @@ def test_switching_the_audit_hook_off_in_every_mode(grading, workspace):
     assert watched.breaches(result.stdout, result.stderr) == []
 
 
+def assert_capped(grading, workspace, source: str, counted: str) -> None:
+    """Grade ``source``, which prints the bytes it got onto the disk as ``counted`` (its last such line
+    counts) and ``stopped`` with the errno that stopped it: the working directory's cap holds in every mode."""
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", source)
+    seen = printed(result)
+    if grading.name == "namespaces":  # the tmpfs refuses the write or allocation that would pass the cap
+        assert int(seen[counted]) <= sandbox.WORK_BYTES and seen.get("stopped") == "28", seen
+    else:
+        # The grading process measures the folder every 25 ms and ends the child once it is past the cap:
+        # it may have written a few more files in between (docs/security.md), never the 2 GiB.
+        assert int(seen[counted]) < 2 * sandbox.WORK_BYTES, seen
+        assert any("working directory" in d["message"] for d in report["diagnoses"]), report["diagnoses"]
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
 def test_filling_the_disk(grading, workspace):
     """Two GiB written in the working directory, file by file (each under the file-size limit): the
     same cap as with namespaces, whether the submission then finishes or runs out of time."""
@@ -171,17 +187,7 @@ def test_filling_the_disk(grading, workspace):
         "    if os.path.exists(f'fill-{i}'):\n"
         "        os.remove(f'fill-{i}')\n"
     )
-    watched = watch(grading)
-    report, result = grading.grade(workspace / "submission", source)
-    seen = printed(result)
-    if grading.name == "namespaces":  # the tmpfs refuses the write that would pass the cap
-        assert int(seen["written"]) <= sandbox.WORK_BYTES and seen.get("stopped") == "28", seen
-    else:
-        # The grading process measures the folder every 25 ms and ends the child once it is past the cap:
-        # it may have written a few more files in between (docs/security.md), never the 2 GiB.
-        assert int(seen["written"]) < 2 * sandbox.WORK_BYTES, seen
-        assert any("working directory" in d["message"] for d in report["diagnoses"]), report["diagnoses"]
-    assert watched.breaches(result.stdout, result.stderr) == []
+    assert_capped(grading, workspace, source, "written")
 
 
 def test_holding_disk_the_working_directory_does_not_show(grading, workspace):
@@ -212,15 +218,7 @@ def test_holding_disk_the_working_directory_does_not_show(grading, workspace):
         "import time\n"
         "time.sleep(1)\n"  # the grading process has measured by now, whatever its pace
     )
-    watched = watch(grading)
-    report, result = grading.grade(workspace / "submission", source)
-    seen = printed(result)
-    if grading.name == "namespaces":  # the tmpfs refuses the allocation that would pass the cap
-        assert int(seen["held"]) <= sandbox.WORK_BYTES and seen.get("stopped") == "28", seen
-    else:
-        assert int(seen["held"]) < 2 * sandbox.WORK_BYTES, seen
-        assert any("working directory" in d["message"] for d in report["diagnoses"]), report["diagnoses"]
-    assert watched.breaches(result.stdout, result.stderr) == []
+    assert_capped(grading, workspace, source, "held")
 
 
 def test_a_tree_too_deep_to_delete_by_recursion(grading, workspace):
