@@ -80,13 +80,21 @@ def start() -> None:
     ahead.thread.start()
 
 
+def taken() -> Ahead | None:
+    """What was started ahead, taken from this process's keeping (and from its exit handlers); ``None``
+    if nothing was."""
+    if not _STARTED:
+        return None
+    ahead = _STARTED.pop()
+    atexit.unregister(ahead.discard)
+    return ahead
+
+
 def discard() -> None:
     """End the children started ahead and not taken by a grade, and remove their working directory: a
     command that grades in a process that goes on (a test, a script calling ``grader.cli.main``) ends
     what it started before it returns."""
-    while _STARTED:
-        ahead = _STARTED.pop()
-        atexit.unregister(ahead.discard)
+    if (ahead := taken()) is not None:
         ahead.discard()
 
 
@@ -94,12 +102,11 @@ def discard() -> None:
 def workspace() -> Iterator[tuple[Path, dict[bool, Worker]]]:
     """A grade's working directory and the children started ahead in it, by whether they train (the
     session takes those it adopts out of the dict); the rest are ended, and the directory removed, after."""
-    if not _STARTED:
+    ahead = taken()
+    if ahead is None:
         with job_folder("micrograde-") as tmp:
             yield Path(tmp), {}
         return
-    ahead = _STARTED.pop()
-    atexit.unregister(ahead.discard)
     ahead.thread.join()
     try:
         yield ahead.workdir, ahead.workers

@@ -173,7 +173,8 @@ def environment(home: str) -> dict[str, str]:
 
 @functools.cache
 def _libc():
-    """The C library (Linux), for ``seen_as``; ``None`` elsewhere."""
+    """The C library (Linux), loaded in the grading process (loading it between fork and exec would
+    import ``ctypes`` anew in every child); ``None`` elsewhere."""
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
@@ -186,16 +187,8 @@ def _libc():
 
 @functools.cache
 def _prctl():
-    """libc's ``prctl`` (Linux), looked up in the grading process: looking it up between fork and
-    exec would import ``ctypes`` anew in every child."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        return ctypes.CDLL(None).prctl
-    except (OSError, AttributeError):
-        return None
+    """libc's ``prctl`` (Linux), looked up in the grading process (``_libc``)."""
+    return getattr(_libc(), "prctl", None)
 
 
 def limits(cpu_seconds: int) -> list[tuple[int, int, int]]:
