@@ -97,10 +97,12 @@ def exercise_of(args: argparse.Namespace):
     return Exercise(load(course_file(args)))
 
 
+COURSE_FILE = Path("micrograde.toml")  # the course's configuration, where staff grade in its folder
+
+
 def course_file(args: argparse.Namespace) -> Path | None:
     """The course configuration's file: ``--config``, else ``./micrograde.toml`` if there is one."""
-    found = Path("micrograde.toml")
-    return args.config or (found if found.is_file() else None)
+    return args.config or (COURSE_FILE if COURSE_FILE.is_file() else None)
 
 
 def run_scaffold(args: argparse.Namespace) -> int:
@@ -263,7 +265,7 @@ def default_limits(words: list[str]) -> bool:
     be told before parsing it: no ``--config``, no ``--timeout``, no ``./micrograde.toml`` (``course_file``),
     no folder named (the children started ahead serve only a file: see ``grader.child.ahead``)."""
     return not (any(word.startswith(("--config", "--timeout")) or os.path.isdir(word) for word in words[1:])
-                or os.path.isfile("micrograde.toml"))
+                or COURSE_FILE.is_file())
 
 
 def main(argv: list[str] | None = None) -> int:
