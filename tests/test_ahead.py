@@ -7,13 +7,14 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import pytest
 from helpers import CORPUS, ROOT, SOLUTION, processes_with
 
 from grader import cli
-from grader.child import ahead, worker
+from grader.child import ahead, launcher, sandbox, worker
 from grader.child.shipping import child_mark
 from grader.grade import Options, grade_submission
 from grader.submission.siblings import read_as_run
@@ -108,3 +109,36 @@ def test_a_command_run_in_process_ends_what_it_started_ahead_when_it_stops_befor
     assert cli.main(["grade", "missing.py"]) == 2
     assert [w.training for w in workers] == [False, True] and not any(w.alive for w in workers)
     assert ahead._STARTED == [] and list(temporary.iterdir()) == []
+
+
+def test_two_threads_asking_the_launcher_at_once_each_get_their_own_replies():
+    """The children started ahead are asked for in a thread while the command goes on in another: whatever the
+    interleaving, each reply reaches the request it answers (a child's pid, its end, the namespace probe)."""
+    wrong: list[str] = []
+
+    def ask(children: int) -> None:
+        with open(os.devnull, "wb") as sink:
+            for _ in range(children):
+                child = launcher.Child("pass", ["-c"], (sink.fileno(), sink.fileno()), cwd="/",
+                                       env=sandbox.environment("/"), limits=[], isolated=False)
+                try:
+                    pid = child.started()
+                    ended = child.launcher.reply(child.launcher.send({"kind": "end", "pid": pid}))[0]
+                    if ended != {"ended": pid}:
+                        wrong.append(f"child {pid} ended as {ended}")
+                except (KeyError, launcher.LauncherError) as exc:
+                    wrong.append(repr(exc))
+                finally:
+                    child.ended = True
+                    if child.pidfd is not None:
+                        os.close(child.pidfd)
+                probe = child.launcher.reply(child.launcher.send({"kind": "probe"}))[0]
+                if set(probe) - {"error"}:
+                    wrong.append(f"the probe answered {probe}")
+
+    threads = [threading.Thread(target=ask, args=(25,)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []

@@ -5,6 +5,9 @@ The launcher is started on first use and lives as long as the grading process
 Requests go in order and are answered in order; ``send`` returns a ticket and
 ``reply`` waits for that ticket's answer, so that a child can be asked for
 before the launcher is even up, and its reply read only when it matters.
+Both may be called from two threads at once (``grader.child.ahead`` starts
+children in one while the command goes on in another): a ticket is taken in
+the order its request went out, and one thread at a time reads replies.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import select
 import socket
 import subprocess
 import sys
+import threading
 from collections import deque
 
 from grader.child import sandbox
@@ -51,37 +55,52 @@ class Launcher:
         self.replies: dict[int, tuple[dict, list[int]]] = {}
         self.tickets = 0
         self.probe: int | None = None  # the ticket of a namespace probe sent ahead (``warm_up``), until read
+        self.probed = False  # a probe was sent: its answer holds for this launcher's life (see ``warm_up``)
+        self.sending = threading.RLock()  # a request and its ticket go out together
+        self.reading = threading.Lock()  # one reader at a time, so a reply meets the ticket it answers
 
     def send(self, request: dict, fds: tuple[int, ...] = ()) -> int:
-        try:
-            socket.send_fds(self.channel, [marshal.dumps(request)], list(fds))
-        except OSError as exc:
-            raise LauncherError(f"the launcher is gone ({exc})") from None
-        self.tickets += 1
-        self.owed.append(self.tickets)
-        return self.tickets
+        with self.sending:
+            try:
+                socket.send_fds(self.channel, [marshal.dumps(request)], list(fds))
+            except OSError as exc:
+                raise LauncherError(f"the launcher is gone ({exc})") from None
+            self.tickets += 1
+            self.owed.append(self.tickets)
+            return self.tickets
 
     def reply(self, ticket: int) -> tuple[dict, list[int]]:
         """The reply to ``ticket`` and the descriptors that came with it (the caller's to close)."""
-        while ticket not in self.replies:
-            if not select.select([self.channel], [], [], REPLY_SECONDS)[0]:
-                raise LauncherError("the launcher stopped answering")
-            message, fds, _, _ = socket.recv_fds(self.channel, MESSAGE_BYTES, 4)
-            if not message:
-                raise LauncherError("the launcher is gone")
-            self.replies[self.owed.popleft()] = marshal.loads(message), fds
-        return self.replies.pop(ticket)
+        with self.reading:
+            while ticket not in self.replies:
+                if not select.select([self.channel], [], [], REPLY_SECONDS)[0]:
+                    raise LauncherError("the launcher stopped answering")
+                message, fds, _, _ = socket.recv_fds(self.channel, MESSAGE_BYTES, 4)
+                if not message:
+                    raise LauncherError("the launcher is gone")
+                self.replies[self.owed.popleft()] = marshal.loads(message), fds
+            return self.replies.pop(ticket)
+
+    def probe_ticket(self) -> int:
+        """The ticket of the namespace probe sent ahead, taken once (a ticket is read once); else of one
+        sent now."""
+        with self.sending:
+            ticket, self.probe = self.probe or self.send({"kind": "probe"}), None
+            self.probed = True
+            return ticket
 
 
 _running: Launcher | None = None
+_starting = threading.Lock()  # one launcher per process, whichever thread asks first
 
 
 def running() -> Launcher:
     """This process's launcher, started (again, if the last one died) on first use."""
     global _running
-    if _running is None or _running.process.poll() is not None:
-        _running = Launcher()
-    return _running
+    with _starting:
+        if _running is None or _running.process.poll() is not None:
+            _running = Launcher()
+        return _running
 
 
 class Child:
@@ -148,8 +167,10 @@ def warm_up() -> None:
     own imports; a command that will grade calls this first, so that the two happen at once
     on two cores, and the launcher is ready when the first child is asked for."""
     process = running()
-    if probing() and process.probe is None:
-        process.probe = process.send({"kind": "probe"})
+    with process.sending:
+        if probing() and not process.probed:
+            process.probed = True
+            process.probe = process.send({"kind": "probe"})
 
 
 @functools.cache
@@ -160,8 +181,7 @@ def detect() -> sandbox.Sandbox:
     if not sys.platform.startswith("linux"):
         return sandbox.Sandbox("limits", f"no namespaces on {sys.platform}")
     process = running()
-    ticket, process.probe = process.probe or process.send({"kind": "probe"}), None  # a ticket is read once
-    refused = process.reply(ticket)[0].get("error")
+    refused = process.reply(process.probe_ticket())[0].get("error")
     if refused is not None:
         return sandbox.Sandbox("limits", f"namespaces are not permitted here ({refused}; user namespaces restricted?)")
     return sandbox.Sandbox("namespaces", "pid, mount, network, IPC and UTS namespaces")
