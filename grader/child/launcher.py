@@ -54,8 +54,8 @@ class Launcher:
         self.owed: deque[int] = deque()  # tickets sent, in order, whose replies are unread
         self.replies: dict[int, tuple[dict, list[int]]] = {}
         self.tickets = 0
-        self.probe: int | None = None  # the ticket of a namespace probe sent ahead (``warm_up``), until read
-        self.probed = False  # a probe was sent: its answer holds for this launcher's life (see ``warm_up``)
+        self.probe: int | None = None  # the ticket of the namespace probe sent ahead (``probe_ahead``), until read
+        self.probed = False  # a probe was sent (``probe_ahead``, ``probe_ticket``)
         self.sending = threading.RLock()  # a request and its ticket go out together
         self.reading = threading.Lock()  # one reader at a time, so a reply meets the ticket it answers
 
@@ -80,6 +80,14 @@ class Launcher:
                     raise LauncherError("the launcher is gone")
                 self.replies[self.owed.popleft()] = marshal.loads(message), fds
             return self.replies.pop(ticket)
+
+    def probe_ahead(self) -> None:
+        """Send the namespace probe now, its answer read when it matters (``probe_ticket``); once a
+        launcher: the answer holds for its life."""
+        with self.sending:
+            if not self.probed:
+                self.probed = True
+                self.probe = self.send({"kind": "probe"})
 
     def probe_ticket(self) -> int:
         """The ticket of the namespace probe sent ahead, taken once (a ticket is read once); else of one
@@ -167,10 +175,8 @@ def warm_up() -> None:
     own imports; a command that will grade calls this first, so that the two happen at once
     on two cores, and the launcher is ready when the first child is asked for."""
     process = running()
-    with process.sending:
-        if probing() and not process.probed:
-            process.probed = True
-            process.probe = process.send({"kind": "probe"})
+    if probing():
+        process.probe_ahead()
 
 
 @functools.cache
