@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-EXIT_OK, EXIT_LOST_POINTS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+from grader.errors import EXIT_BAD_INPUT, EXIT_LOST_POINTS, EXIT_OK, MachineError, MicrogradeError, UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -117,7 +117,7 @@ def run_template(args: argparse.Namespace) -> int:
     from grader.staff import templates
 
     if args.kind in ("classroom50", "github-classroom") and not args.install:
-        raise _BadInput(f"template {args.kind} needs --install SOURCE: where to install micrograde from "
+        raise UsageError(f"template {args.kind} needs --install SOURCE: where to install micrograde from "
                         "(it is not on PyPI), e.g. --install git+https://github.com/ORG/micrograde")
     exercise, pinned = exercise_of(args), templates.pinned(course_file(args))
     if args.kind == "github-classroom":
@@ -137,9 +137,9 @@ def run_result(args: argparse.Namespace) -> int:
         report = json.loads(args.report.read_text(encoding="utf-8"))
         check = next((c for c in report["checks"] if c["id"] == args.check), None)
     except (OSError, ValueError, KeyError, TypeError):
-        raise _BadInput(f"{args.report}: not a micrograde JSON report") from None
+        raise UsageError(f"{args.report}: not a micrograde JSON report") from None
     if check is None:
-        raise _BadInput(f"{args.report}: no check {args.check}")
+        raise UsageError(f"{args.report}: no check {args.check}")
     print(f"{check['id']}: {check['status']} ({check['score']:g} / {check['max_score']:g})")
     if check["status"] != "passed":
         print(check.get("message", ""))
@@ -157,15 +157,15 @@ def run_batch(args: argparse.Namespace) -> int:
     if args.jobs is None:
         args.jobs = len(cores())
     if args.jobs < 1:
-        raise _BadInput("--jobs must be at least 1")
+        raise UsageError("--jobs must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
-        raise _BadInput("--timeout must be positive")
+        raise UsageError("--timeout must be positive")
     if not args.submissions.is_dir():
-        raise _BadInput(f"{args.submissions}: not a directory")
+        raise UsageError(f"{args.submissions}: not a directory")
     from grader.staff.batch import students_in
 
     if not students_in(args.submissions):
-        raise _BadInput(f"{args.submissions}: no submissions in it (one file or folder per student)")
+        raise UsageError(f"{args.submissions}: no submissions in it (one file or folder per student)")
     exercise_of(args)  # a wrong configuration stops the batch before it starts
     return batch(args.submissions, args.out, jobs=args.jobs, timeout=args.timeout, force=args.force,
                  assignment=args.assignment, config=args.config)
@@ -175,16 +175,16 @@ def write(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise _BadInput(f"{path}: cannot write ({exc.strerror})") from None
+        raise UsageError(f"{path}: cannot write ({exc.strerror})") from None
 
 
 def run_grade(args: argparse.Namespace) -> int:
+    from grader.errors import InputError
     from grader.grade import Options, grade_submission, refused
-    from grader.submission.errors import InputError
     from grader.submission.siblings import read_as_run
 
     if args.timeout is not None and args.timeout <= 0:
-        raise _BadInput("--timeout must be positive")
+        raise UsageError("--timeout must be positive")
     # Gradescope shows each test by its own visibility (hidden checks after publishing), so it gets them all.
     audience = "staff" if args.format == "gradescope" else args.audience
     options = Options(config=exercise_of(args).config, timeout=args.timeout, audience=audience, around=(Path.cwd(),))
@@ -197,16 +197,16 @@ def run_grade(args: argparse.Namespace) -> int:
             notebook = handback.graded_notebook(submission)
         if (args.feedback or args.execute) and notebook is None:
             option = "--feedback" if args.feedback else "--execute"
-            raise _BadInput(f"{option} needs a notebook submission" + (
+            raise UsageError(f"{option} needs a notebook submission" + (
                 "; for a .py submission, --html OUT.html writes its file with the feedback in it" if args.feedback
                 else ""))
         if args.html and notebook is None and not any(s.kind == "py" for s in submission.providers.values()):
-            raise _BadInput("--html needs a notebook or a .py file that defines what is graded")
+            raise UsageError("--html needs a notebook or a .py file that defines what is graded")
         if args.execute:
             from grader.staff.execute import available
 
             if not available():
-                raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
+                raise UsageError("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
         started = time.monotonic()
         report = grade_submission(submission, options)
     except InputError as exc:
@@ -256,10 +256,6 @@ def render(report, args: argparse.Namespace, seconds: float) -> str:
     return FORMATS[args.format].render(report, seconds=seconds, colour=to_terminal)
 
 
-class _BadInput(Exception):
-    pass
-
-
 def default_limits(words: list[str]) -> bool:
     """Whether a ``grade`` command line grades a file with the default course's time limits, as far as can
     be told before parsing it: no ``--config``, no ``--timeout``, no ``./micrograde.toml`` (``course_file``),
@@ -287,32 +283,28 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_command(argv: list[str] | None) -> int:
     """Parse the command line and run its command; every error one line and its exit status."""
-    from grader.submission.errors import InputError
-
     args = build_parser().parse_args(argv)
     commands = {"grade": run_grade, "template": run_template, "batch": run_batch, "result": run_result,
                 "scaffold": run_scaffold}
     try:
         return commands[args.command](args)
-    except (InputError, _BadInput) as exc:
+    except MachineError as exc:
+        print(f"micrograde: this machine could not run the submission's process: {exc}; nothing was "
+              "graded (the submission is not at fault; MICROGRADE_SANDBOX=none grades without the "
+              "namespace sandbox)", file=sys.stderr)
+        return exc.exit_status
+    except MicrogradeError as exc:
         print(f"micrograde: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return exc.exit_status
     except KeyboardInterrupt:
         print("micrograde: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # the grader's own bug, or its machine's: say so in one line
+    except Exception as exc:  # the grader's own bug: say so in one line
         if os.environ.get("MICROGRADE_DEBUG"):
             raise
-        from grader.child.launcher import LauncherError
-
-        if isinstance(exc, LauncherError):
-            print(f"micrograde: this machine could not run the submission's process: {exc}; nothing was "
-                  "graded (the submission is not at fault; MICROGRADE_SANDBOX=none grades without the "
-                  "namespace sandbox)", file=sys.stderr)
-        else:
-            print(f"micrograde: internal error: {type(exc).__name__}: {exc} "
-                  "(set MICROGRADE_DEBUG=1 for details)", file=sys.stderr)
-        return EXIT_INTERNAL
+        print(f"micrograde: internal error: {type(exc).__name__}: {exc} "
+              "(set MICROGRADE_DEBUG=1 for details)", file=sys.stderr)
+        return MicrogradeError.exit_status
 
 
 def entry() -> NoReturn:

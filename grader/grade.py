@@ -20,6 +20,7 @@ from grader.diagnosis import equality, feedback, missing, rules
 from grader.diagnosis.codes import UNUSABLE
 from grader.diagnosis.submission import cheating, inferred_warning, load_diagnoses, merge_interface_problems
 from grader.diagnosis.target import diagnose_target
+from grader.errors import InputError
 from grader.exercise import config as course_config
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Check, TrainCase
 from grader.exercise.config import Config
@@ -36,7 +37,6 @@ from grader.judging.judge import (
 from grader.judging.plan import plan_backward, plan_op
 from grader.report.model import CheckResult, Diagnosis, Report
 from grader.submission import shape
-from grader.submission.errors import InputError
 from grader.submission.siblings import read_as_run
 from grader.submission.source import Submission
 

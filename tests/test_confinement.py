@@ -28,11 +28,11 @@ from grader.child import launcher, sandbox
 from grader.child.session import Session
 from grader.child.shipping import child_mark
 from grader.child.worker import WorkerLost
+from grader.errors import InputError
 from grader.exercise.cases import Case
 from grader.grade import Options, grade
 from grader.judging.plan import plan_op
 from grader.submission import source
-from grader.submission.errors import InputError
 from grader.submission.source import read_submission
 
 REFERENCE = ROOT / "reference" / "engine.py"
