@@ -93,7 +93,7 @@ def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode)
     for _ in range(2):  # the loaded child dies in __add__; the second call starts a fresh one, which dies too
         with pytest.raises(WorkerLost):
             session.call(add, time.monotonic() + 10)
-    output = session.output()
+    output = session.observed().output
     session.close()
     assert canary.read_text() == "UNTOUCHED = True\n"
     # loaded by the first child, the train_step child started beside it, and the fresh one
