@@ -7,14 +7,12 @@ the next target gets a fresh process, so one bad method never costs another.
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.child import ahead, launcher, sandbox
-from grader.child.session import OPS, TRAIN, Observed, Session
+from grader.child.session import Observed, Session
 from grader.child.worker import WorkerLost
 from grader.diagnosis import feedback, rules
 from grader.diagnosis.codes import UNUSABLE
@@ -23,19 +21,16 @@ from grader.diagnosis.findings import CheckResult, Findings, TargetOutcome
 from grader.diagnosis.submission import problem, read_load
 from grader.errors import InputError
 from grader.exercise import config as course_config
-from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Check, TrainCase
+from grader.exercise.cases import Check
 from grader.exercise.config import Config
 from grader.exercise.targets import Exercise, Target
 from grader.judging.judge import (
     Tolerance,
     Verdict,
-    judge_backward,
-    judge_op,
-    judge_train,
     judged,
     malformed,
 )
-from grader.judging.plan import plan_backward, plan_op
+from grader.judging.kinds import PREPARE, UNREADABLE, Prepared
 from grader.report.model import Report
 from grader.submission import shape
 from grader.submission.siblings import read_as_run
@@ -56,17 +51,6 @@ class Options:
     def exercise(self) -> Exercise:
         config = self.config or course_config.default()
         return Exercise(config if self.timeout is None else config.with_time_limit(self.timeout))
-
-
-# What judging a reply the child sent may raise: that case fails as unreadable.
-UNREADABLE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
-
-
-@functools.cache
-def train_request(case: TrainCase) -> dict:
-    """The child's request for a ``train_step`` case (made once a process, like every case's)."""
-    return {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
-            "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS, "lr": case.lr, "steps": case.steps}
 
 
 class TargetRun:
@@ -109,15 +93,14 @@ class TargetRun:
             return verdicts, self.lost
         self.graphs.update(expr for case in cases for expr in getattr(case, "exprs", ()))
         prepared = [self.prepare(case, check) for case in cases]
-        replies = self.session.call_many([p[0] for p in prepared if p is not None], self.deadline,
-                                         TRAIN if any(isinstance(case, TrainCase) for case in cases) else OPS)
+        replies = self.session.call_many([p.request for p in prepared if p is not None], self.deadline,
+                                         self.target.kind.lane)
         for case, ready in zip(cases, prepared):
             self.running = case
             try:
                 if ready is None:
                     raise ValueError("no request")
-                request, judge, context = ready
-                verdicts.append(judged(request, next(replies), judge, context))
+                verdicts.append(judged(ready.request, next(replies), ready.judge, ready.context))
             except UNREADABLE:
                 # The child is not trusted: a reply that cannot be read is this case's failure.
                 verdicts.append(malformed(case, "the reply could not be read"))
@@ -125,21 +108,13 @@ class TargetRun:
                 return verdicts, lost
         return verdicts, None
 
-    def prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict], tuple] | None:
-        """The request for ``case``, what judges its reply, and what else that reads (see ``judged``);
-        None if no request can be made."""
-        context = (self.tolerance,)
-        if isinstance(case, TrainCase):
-            return train_request(case), lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply,
-                                                                  self.tolerance), context
+    def prepare(self, case, check: Check | None) -> Prepared | None:
+        """The request for ``case`` and how its reply is judged, as the target's kind asks it; None if no
+        request can be made (its ops undefined at its inputs)."""
         try:
-            if self.target.kind == "backward":
-                return plan_backward(case), lambda reply: judge_backward(case, reply, self.tolerance), context
-            plan = plan_op(case, self.target.name)
-        except UNREADABLE:  # a case that cannot be planned (its ops undefined at its inputs)
+            return PREPARE[self.target.kind.name](case, self.target, check, self.tolerance)
+        except UNREADABLE:
             return None
-        kink = check is not None and check.kink
-        return plan.request, lambda reply: judge_op(case, reply, plan, self.tolerance, kink=kink), (*context, kink)
 
     def result(self, check: Check, status: str, message: str = "", **found) -> CheckResult:
         return not_run(self.target, check, status, message, **found)
@@ -285,7 +260,7 @@ def run_target(target: Target, session: Session, exercise: Exercise, options: Op
                blocked: dict[str, str]) -> TargetOutcome:
     """Grade one target, or say why it cannot be: the part of the submission it grades did not load."""
     checks = shown_checks(target, options)
-    reason = blocked.get("train_step" if target.kind == "train" else "Value")
+    reason = blocked.get(target.kind.role)
     if reason is not None:
         return TargetOutcome(target, tuple(not_run(target, c, "error", f"not run: {reason}") for c in checks),
                              blocked=reason)

@@ -23,12 +23,12 @@ from grader.submission.siblings import read_as_run
 
 @pytest.fixture
 def started(monkeypatch):
-    """Every child a grade starts, by whether it trains and in which working directory, in order."""
+    """Every child a grade starts, by whether its lane trains and in which working directory, in order."""
     starts: list[tuple[bool, str]] = []
     real = worker.Worker.start
 
     def start(self):
-        starts.append((self.training, str(self.workdir)))
+        starts.append((self.lane.training_engine, str(self.workdir)))
         return real(self)
 
     monkeypatch.setattr(worker.Worker, "start", start)
@@ -108,7 +108,7 @@ def test_a_command_run_in_process_ends_what_it_started_ahead_when_it_stops_befor
 
     monkeypatch.setattr(worker.Worker, "start", start)
     assert cli.main(["grade", "missing.py"]) == 2
-    assert [w.training for w in workers] == [False, True] and not any(w.alive for w in workers)
+    assert [w.lane.training_engine for w in workers] == [False, True] and not any(w.alive for w in workers)
     assert ahead._STARTED == [] and list(temporary.iterdir()) == []
 
 

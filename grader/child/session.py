@@ -14,12 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
+from grader.exercise.kinds import LANES, PLAIN, ROLES, Lane
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
-
-# The children of one submission, by what they grade: the ops and backward(), or train_step.
-OPS, TRAIN = "ops", "train"
-ROLES = (OPS, TRAIN)
 
 
 @dataclass(frozen=True)
@@ -85,18 +82,18 @@ class Watch:
 class Session:
     """The submission's child processes: started, loaded, and restarted after a loss.
 
-    Ops and ``backward`` are graded in one child; ``train_step`` in another,
-    the only one given the training engine. What the first load said is ``loaded``; what
-    the children showed of themselves, ``observed()``.
+    One child for each lane the exercise's targets run in (``grader.exercise.kinds``): the ops and
+    ``backward`` in the plain one, ``train_step`` in the one given the training engine. What the first
+    load said is ``loaded``; what the children showed of themselves, ``observed()``.
     """
 
     def __init__(self, submission: Submission, workdir: Path, exercise: Exercise,
-                 ahead: dict[bool, Worker] | None = None):
+                 ahead: dict[Lane, Worker] | None = None):
         self.submission = submission
         self.workdir = workdir
         self.exercise = exercise
         self.ahead = {} if ahead is None else ahead  # children started in ``workdir`` ahead (``grader.child.ahead``)
-        self.workers: dict[str, Worker | None] = {role: None for role in ROLES}
+        self.workers: dict[Lane, Worker | None] = {lane: None for lane in LANES}
         self.loaded: Loaded | None = None  # what the first load said, once it has
         self.watch = Watch()
         self.streams: list[Streams] = []  # one per child started, in order
@@ -104,14 +101,14 @@ class Session:
     def load_request(self) -> dict:
         modules = []
         unique = []
-        for name in ("Value", "train_step"):
-            source = self.submission.providers.get(name)
+        for role in ROLES:
+            source = self.submission.providers.get(role)
             if source is None or source.read_error:
                 continue
             if any(u.syntax_error for u in source.units) and source.kind == "py":
                 continue
             if source in unique:
-                modules[unique.index(source)]["provides"].append(name)
+                modules[unique.index(source)]["provides"].append(role.key)
                 continue
             unique.append(source)
             directory, package = None, None
@@ -123,13 +120,13 @@ class Session:
                 "name": source.path.stem if source.path.stem.isidentifier() else "submission",
                 "directory": directory,
                 "package": package,
-                "provides": [name],
+                "provides": [role.key],
                 "units": [{"filename": u.filename, "source": u.source, "label": u.cell,
                            "isolated": source.kind == "ipynb"}
                           for u in source.units if not u.syntax_error],
             })
-        return {"kind": "load", "modules": modules, "names": dict(self.submission.names),
-                "time_limit": self.exercise.config.load_time_limit}
+        return {"kind": "load", "modules": modules, "time_limit": self.exercise.config.load_time_limit,
+                "roles": {role.key: {"name": name, "what": role.what} for role, name in self.submission.names.items()}}
 
     def package_of(self, relative: Path) -> dict | None:
         """The package a file of the submission belongs to (``src/micrograd/engine.py`` with an
@@ -144,32 +141,32 @@ class Session:
             return None
         return {"name": ".".join(parts), "root": str(self.workdir / "submission" / folder)}
 
-    def launch(self, role: str = OPS) -> int:
-        """Start a process (or adopt the one started ahead for it) and send it the submission to load;
-        returns the load request's id."""
-        worker = self.started_ahead(role) or Worker(self.workdir, Streams(), cpu_seconds=self.cpu_seconds(),
-                                                    training=role == TRAIN)
+    def launch(self, lane: Lane = PLAIN) -> int:
+        """Start the child of ``lane`` (or adopt the one started ahead for it) and send it the submission to
+        load; returns the load request's id."""
+        worker = self.started_ahead(lane) or Worker(self.workdir, Streams(), cpu_seconds=self.cpu_seconds(),
+                                                    lane=lane)
         self.streams.append(worker.streams)
-        self.workers[role] = worker
+        self.workers[lane] = worker
         return worker.send(self.load_request())
 
     def cpu_seconds(self) -> int:
         """Each child's CPU limit: no more than the wall-clock time all its work is given."""
         return cpu_limit(self.exercise.time_budget())
 
-    def started_ahead(self, role: str) -> Worker | None:
-        """The child started ahead for ``role``, if it is the one ``launch`` would start: with this CPU
+    def started_ahead(self, lane: Lane) -> Worker | None:
+        """The child started ahead for ``lane``, if it is the one ``launch`` would start: with this CPU
         limit, alive, and for a submission that is a file (a folder's files must be in the working
         directory before a child confines itself). Taken once: a later launch starts a fresh one."""
-        worker = self.ahead.get(role == TRAIN)
+        worker = self.ahead.get(lane)
         if (worker is None or self.submission.directory is not None or worker.cpu_seconds != self.cpu_seconds()
                 or worker.workdir != self.workdir or not worker.alive):
             return None
-        return self.ahead.pop(role == TRAIN)
+        return self.ahead.pop(lane)
 
-    def settle(self, role: str, load_id: int) -> dict:
+    def settle(self, lane: Lane, load_id: int) -> dict:
         """Wait for a launched process to load the submission; its load's reply."""
-        worker = self.workers[role]
+        worker = self.workers[lane]
         try:
             return self.watch.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
         finally:
@@ -178,63 +175,65 @@ class Session:
     def open(self) -> None:
         """Start the processes; a load that hangs or dies is recorded, not raised.
 
-        The process for ``train_step`` starts and loads alongside the first (it has
-        a core of its own on most machines); if that early load is lost, the process
-        is started again when ``train_step`` is graded, as if it had never been tried.
-        Without namespaces the two share one working directory, and a submission that
-        writes and reads back a file as it loads would race its other self: there the
-        second loads once the first has.
+        The plain child loads first; the other lanes' children (``train_step``'s) start and load
+        alongside it (each has a core of its own on most machines); if such an early load is lost, the
+        child is started again when its target is graded, as if it had never been tried. Without
+        namespaces the children share one working directory, and a submission that writes and reads
+        back a file as it loads would race its other self: there the others load once the first has.
         """
         if self.submission.directory is not None:
             copy_sources(self.submission, self.workdir / "submission")
         try:
             first = self.launch()
-            shared = not self.workers[OPS].sandbox.isolated
-            early = None if shared else self.launch_early()
+            shared = not self.workers[PLAIN].sandbox.isolated
+            early = {} if shared else self.launch_early()
             # The search loads while the children start (Hypothesis itself only if a search needs it).
             importlib.import_module("grader.search.engine")
-            said = self.settle(OPS, first)
+            said = self.settle(PLAIN, first)
         except WorkerLost as lost:
             self.loaded = Loaded(violations=tuple(self.watch.violations), lost=lost)
             self.close()
             return
         if shared:
             early = self.launch_early()
-        if early is not None:
+        for lane, load_id in early.items():
             try:
-                again = self.settle(TRAIN, early)
+                again = self.settle(lane, load_id)
                 said = said if isinstance(said.get("defined"), dict) and said["defined"] else again
             except WorkerLost:
-                self.forget(TRAIN)
+                self.forget(lane)
         self.loaded = loaded_from(said, self.watch.violations)
 
-    def launch_early(self) -> int | None:
-        """Launch the process for ``train_step`` if the exercise grades it; None if not (or lost)."""
-        if not any(target.kind == "train" for target in self.exercise.targets):
-            return None
-        try:
-            return self.launch(TRAIN)
-        except WorkerLost:
-            self.forget(TRAIN)
-            return None
+    def launch_early(self) -> dict[Lane, int]:
+        """Launch the child of every other lane the exercise grades in; the load request of each (not of a
+        child lost as it started)."""
+        launched = {}
+        for lane in self.exercise.lanes:
+            if lane == PLAIN:
+                continue
+            try:
+                launched[lane] = self.launch(lane)
+            except WorkerLost:
+                self.forget(lane)
+        return launched
 
-    def forget(self, role: str) -> None:
-        """End one process; the next call for it starts a fresh one."""
-        if self.workers[role] is not None:
-            self.workers[role].close()
-            self.workers[role] = None
+    def forget(self, lane: Lane) -> None:
+        """End one child; the next call for its lane starts a fresh one."""
+        if self.workers[lane] is not None:
+            self.workers[lane].close()
+            self.workers[lane] = None
 
-    def call(self, request: dict, deadline: float, role: str = OPS) -> dict:
-        return next(self.call_many([request], deadline, role))
+    def call(self, request: dict, deadline: float, lane: Lane = PLAIN) -> dict:
+        return next(self.call_many([request], deadline, lane))
 
-    def call_many(self, requests: list[dict], deadline: float, role: str = OPS) -> Iterator[dict]:
+    def call_many(self, requests: list[dict], deadline: float, lane: Lane = PLAIN) -> Iterator[dict]:
         """The replies to ``requests`` in order, sent ahead of their replies (``Worker.call_many``)."""
         if self.loaded is not None and self.loaded.lost is not None:
             raise self.loaded.lost
-        worker = self.workers[role]
+        worker = self.workers[lane]
         if worker is None or not worker.alive:
-            self.settle(role, self.launch(role))
-            worker = self.workers[role]
+            self.settle(lane, self.launch(lane))
+            worker = self.workers[lane]
         for reply in worker.call_many(requests, max(0.05, deadline - time.monotonic())):
             yield self.watch.observe(reply)
 
@@ -244,8 +243,8 @@ class Session:
 
     def close(self) -> None:
         """End the children (a later call starts a fresh one)."""
-        for role in self.workers:
-            self.forget(role)
+        for lane in self.workers:
+            self.forget(lane)
 
 
 def loaded_from(reply: dict, violations: list[str]) -> Loaded:

@@ -26,6 +26,7 @@ from grader.diagnosis import equality, missing
 from grader.diagnosis.findings import Findings, TargetOutcome
 from grader.diagnosis.submission import LoadFindings, cheating, inferred_warning, merge_interface_problems
 from grader.diagnosis.target import diagnose_target
+from grader.exercise.kinds import VALUE
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
@@ -41,9 +42,10 @@ def diagnose(submission: Submission, exercise: Exercise, load: LoadFindings, out
             diagnoses += diagnose_target(outcome.target, exercise.method(outcome.target.name), list(outcome.verdicts),
                                          submission, outcome.equality, outcome.lost, outcome.running)
     warnings = list(load.warnings)
-    if (named := inferred_warning(submission.names["Value"], observed.inferred)) is not None:
+    if (named := inferred_warning(submission.names[VALUE], observed.inferred)) is not None:
         warnings.append(named)
-    diagnoses = merge_interface_problems(diagnoses, submission.location("__init__"))
+    diagnoses = merge_interface_problems(diagnoses, submission.location("__init__"),
+                                         {t.name for t in exercise.targets if t.kind.role is VALUE})
     diagnoses = missing.explain_missing(diagnoses, submission, exercise)
     diagnoses = equality.describe(diagnoses, submission, observed.equality)
     if observed.truncated:

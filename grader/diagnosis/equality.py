@@ -18,6 +18,7 @@ from grader.diagnosis import feedback
 from grader.diagnosis.codes import CODES
 from grader.diagnosis.findings import Diagnosis
 from grader.exercise.expr import forward_values, shares_a_value
+from grader.exercise.kinds import VALUE
 from grader.exercise.ops import method_name
 from grader.judging.judge import Verdict
 from grader.submission.source import Location, SourceFile, Submission
@@ -82,8 +83,8 @@ def describe(diagnoses: list[Diagnosis], submission: Submission, equality_kind: 
 
 
 def worded(diagnosis: Diagnosis, submission: Submission, equality_kind: str) -> Diagnosis:
-    source = submission.providers.get("Value")
-    cls = submission.names["Value"]
+    source = submission.providers.get(VALUE)
+    cls = submission.names[VALUE]
     cause = CAUSE[equality_kind].format(cls=cls)
     case = feedback.explain_case(diagnosis.counterexample)
     message = " ".join(part for part in (f"{method_name(diagnosis.target)} goes wrong because {cause}.", case,

@@ -14,6 +14,7 @@ from dataclasses import replace
 from grader.diagnosis import feedback
 from grader.diagnosis.codes import CODES
 from grader.diagnosis.findings import Diagnosis
+from grader.exercise.kinds import VALUE
 from grader.exercise.ops import OPS, method_name
 from grader.exercise.targets import Exercise
 from grader.submission import shape
@@ -30,18 +31,18 @@ WHAT_INSTEAD = {
 
 def absent(submission: Submission, method: str) -> bool:
     """True when the class does not define ``method`` at all (a stub still counts as defined)."""
-    source = submission.providers.get("Value")
-    return source is not None and method not in shape.method_names(source, submission.names["Value"])
+    source = submission.providers.get(VALUE)
+    return source is not None and method not in shape.method_names(source, submission.names[VALUE])
 
 
 def explain_missing(diagnoses: list[Diagnosis], submission: Submission, exercise: Exercise) -> list[Diagnosis]:
     """``diagnoses`` with the ``not-implemented`` of each method the class lacks saying what is there
     instead, and methods a slip nested in one function said once, as ``nested-definition``."""
-    source = submission.providers.get("Value")
+    source = submission.providers.get(VALUE)
     if source is None:
         return diagnoses
-    cls = submission.names["Value"]
-    methods = {exercise.method(t.name): t.name for t in exercise.targets if t.kind != "train"}
+    cls = submission.names[VALUE]
+    methods = {exercise.method(t.name): t.name for t in exercise.targets if t.kind.role is VALUE}
     missing = {m: t for m, t in methods.items() if absent(submission, m)}
     if not missing:
         return diagnoses

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from grader.child.session import Loaded
 from grader.diagnosis import feedback
 from grader.diagnosis.findings import Diagnosis
+from grader.exercise.kinds import ROLES, Role
 from grader.submission import shape
 from grader.submission.notebook import SKIP_TAG, first_line
 from grader.submission.source import Location, Submission
@@ -51,7 +52,7 @@ class LoadFindings:
 
     diagnoses: tuple[Diagnosis, ...] = ()
     warnings: tuple[str, ...] = ()
-    blocked: dict[str, str] = field(default_factory=dict)
+    blocked: dict[Role, str] = field(default_factory=dict)
 
 
 def problem(code: str, detail: str, where: Location | None = None) -> Diagnosis:
@@ -63,19 +64,19 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) ->
     """The load-level problems of ``submission``, from reading it and from what loading it said."""
     diagnoses: list[Diagnosis] = []
     warnings: list[str] = []
-    blocked: dict[str, str] = {}
+    blocked: dict[Role, str] = {}
     for detail, location in submission.load_problems():
         diagnoses.append(problem("load-error", detail, location))
-        for name, source in submission.providers.items():
+        for role, source in submission.providers.items():
             if source.display == location.file:
-                blocked[name] = f"{location.describe()} did not load"
+                blocked[role] = f"{location.describe()} did not load"
     if loaded.lost is not None:
         if loaded.lost.reason == "timeout":
             diagnoses.append(load_timeout(shape.top_level_work(submission), load_time_limit))
         else:
             diagnoses.append(problem("load-error", f"while loading, {loaded.lost.detail}"))
         return LoadFindings(tuple(diagnoses), tuple(warnings),
-                            {name: "the submission did not load" for name in ("Value", "train_step")})
+                            dict.fromkeys(ROLES, "the submission did not load"))
     for module in loaded.missing_modules:
         warnings.append(f"{module[:80]} is not installed where micrograde runs: the submission was graded "
                         f"without it, and only code that uses it fails (as missing-module)")
@@ -84,12 +85,12 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) ->
             where = shape.statement_at(submission, failure.get("unit_file"), failure.get("line"))
             diagnoses.append(load_timeout(where or shape.top_level_work(submission), load_time_limit))
             return LoadFindings(tuple(diagnoses), tuple(warnings),
-                                {name: "the submission did not load in time" for name in ("Value", "train_step")})
+                                dict.fromkeys(ROLES, "the submission did not load in time"))
         if failure.get("exit") is True:
             warnings.append(exit_warning(failure))
-            for name in ("Value", "train_step"):
-                if not loaded.defined.get(name):
-                    blocked.setdefault(name, "the submission called sys.exit() before defining it")
+            for role in ROLES:
+                if not loaded.defined.get(role.key):
+                    blocked.setdefault(role, "the submission called sys.exit() before defining it")
             continue
         if failure.get("unit") is not None:
             warnings.append(cell_warning(submission, failure))
@@ -98,9 +99,9 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) ->
         if not refused_import(failure, loaded.violations):  # forbidden-import says it, with advice that fits
             where = Location(file, line if isinstance(line, int) else None) if isinstance(file, str) else None
             diagnoses.append(problem("load-error", feedback.describe_error(failure), where))
-        for name in ("Value", "train_step"):
-            if not loaded.defined.get(name):
-                blocked.setdefault(name, "the submission stopped with an error before defining it")
+        for role in ROLES:
+            if not loaded.defined.get(role.key):
+                blocked.setdefault(role, "the submission stopped with an error before defining it")
     return LoadFindings(tuple(diagnoses), tuple(warnings), blocked)
 
 
@@ -133,10 +134,12 @@ def cheating(submission: Submission, violations: tuple[str, ...]) -> Diagnosis |
     return problem("forbidden-import", "; ".join(dict.fromkeys(evidence[:5])), static[0][1] if static else None)
 
 
-def merge_interface_problems(diagnoses: list[Diagnosis], constructor: Location | None) -> list[Diagnosis]:
+def merge_interface_problems(diagnoses: list[Diagnosis], constructor: Location | None,
+                             of_the_class: set[str]) -> list[Diagnosis]:
     """A class the grader cannot make nodes of is one problem of the submission, said once and
-    pointed at its constructor, not a failure of every method in turn."""
-    found = [d for d in diagnoses if d.code == "interface" and d.target != "train_step"]
+    pointed at its constructor, not a failure of every method in turn (``of_the_class``: the targets
+    that are the class's methods)."""
+    found = [d for d in diagnoses if d.code == "interface" and d.target in of_the_class]
     if not found:
         return diagnoses
     where = constructor or found[0].where

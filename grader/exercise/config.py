@@ -19,6 +19,7 @@ from pathlib import Path
 from grader.errors import ConfigError
 from grader.exercise import ops
 from grader.exercise.cases import checks_for
+from grader.exercise.kinds import GIVEN_TARGETS, Role
 
 # The classic exercise: five methods of Value and train_step. Kept as data, not as TOML text to parse,
 # so that a grade with the default reads no TOML (importing ``tomllib`` costs a grade about 3 ms);
@@ -55,8 +56,6 @@ def toml_value(value: str | int | float) -> str:
 
 DEFAULT = as_toml(DEFAULT_TABLES, "The classic exercise: five methods of Value and train_step.")
 
-GIVEN_TARGETS = ("backward", "train_step")  # targets that are not ops
-
 
 @dataclass(frozen=True)
 class TargetConfig:
@@ -85,6 +84,10 @@ class Config:
     @property
     def train_function(self) -> str:
         return self.scaffold["train_function"]
+
+    def name_of(self, role: Role) -> str:
+        """The name the course gives the part ``role`` of a submission (its class, its training function)."""
+        return self.scaffold[role.setting]
 
     def target(self, name: str) -> TargetConfig:
         return next(t for t in self.targets if t.name == name)
