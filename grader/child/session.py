@@ -15,6 +15,7 @@ from pathlib import Path
 
 from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
 from grader.exercise.kinds import LANES, PLAIN, ROLES, Lane
+from grader.exercise.names import CHILDREN_NAMES
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
@@ -126,6 +127,7 @@ class Session:
                           for u in source.units if not u.syntax_error],
             })
         return {"kind": "load", "modules": modules, "time_limit": self.exercise.config.load_time_limit,
+                "children_names": CHILDREN_NAMES,
                 "roles": {role.key: {"name": name, "what": role.what} for role, name in self.submission.names.items()}}
 
     def package_of(self, relative: Path) -> dict | None:

@@ -50,6 +50,7 @@ def load(api, request):
 
 
 def load_modules(api, request):
+    api["children_names"] = request["children_names"]
     failures = []
     for spec in request["modules"]:
         module = types.ModuleType(spec["name"])
