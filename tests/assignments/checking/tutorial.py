@@ -205,8 +205,13 @@ def _isolated(check, replace: tuple[str, ...]):  # noqa: ANN001, ANN202
         if status in ("right", "not-implemented"):
             return status, detail
         course = _course(ns)
-        alone = dict(ns, **{name: course[name] for name in replace})
-        return ("inherits", detail) if _guard(check)(alone)[0] == "right" else (status, detail)
+        saved = {name: ns[name] for name in replace}
+        ns.update({name: course[name] for name in replace})  # the learner's methods look names up here
+        try:
+            alone = _guard(check)(ns)[0]
+        finally:
+            ns.update(saved)
+        return ("inherits", detail) if alone == "right" else (status, detail)
     return run
 
 
