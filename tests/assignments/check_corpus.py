@@ -191,7 +191,8 @@ def check_fairness_one(name: str, verdict: dict, seen: dict) -> list[str]:
         if expect is None:
             continue
         for target in targets:
-            want, got = expected_codes(expect[target]), seen[target]
+            key = f"ops:{target}" if course == "ops_course" and f"ops:{target}" in seen else target
+            want, got = expected_codes(expect[target]), seen[key]
             got = sorted(got) if isinstance(got, list) else got
             if want != got:
                 problems.append(f"fairness/{name} ({course}).{target}: said {want}, but {got}")

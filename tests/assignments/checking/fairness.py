@@ -101,10 +101,11 @@ def check(path: Path, verdict: dict) -> dict[str, object]:
         return seen
     shape = Shape(cls, hints.get("data", "data"), hints.get("grad", "grad"), hints.get("closure", "_backward"),
                   hints.get("children", "_prev"))
-    inherits = hints.get("inherits", {})
-    for target in ("add", "mul", "pow", "tanh", "neg", "sub", "truediv"):
-        status = check_isolated(shape, target, inherits.get(target, []))[0]
-        seen[target] = "right" if status == "inherits" else [status] if status != "right" else "right"
+    for prefix, key in (("", "inherits"), ("ops:", "ops_inherits")):
+        inherits = hints.get(key, {})
+        for target in ("add", "mul", "pow", "tanh", "neg", "sub", "truediv"):
+            status = check_isolated(shape, target, inherits.get(target, []))[0]
+            seen[prefix + target] = "right" if status in ("right", "inherits") else [status]
     seen["backward"] = check_backward(shape)[0]
     seen["backward"] = "right" if seen["backward"] == "right" else [seen["backward"]]
     return seen
