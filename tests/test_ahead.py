@@ -16,6 +16,7 @@ from helpers import CORPUS, ROOT, SOLUTION, processes_with
 from grader import cli
 from grader.child import ahead, launcher, sandbox, worker
 from grader.child.shipping import child_mark
+from grader.errors import MachineError
 from grader.grade import Options, grade_submission
 from grader.submission.siblings import read_as_run
 
@@ -126,7 +127,7 @@ def test_two_threads_asking_the_launcher_at_once_each_get_their_own_replies():
                     ended = child.launcher.reply(child.launcher.send({"kind": "end", "pid": pid}))[0]
                     if ended != {"ended": pid}:
                         wrong.append(f"child {pid} ended as {ended}")
-                except (KeyError, launcher.LauncherError) as exc:
+                except (KeyError, MachineError) as exc:
                     wrong.append(repr(exc))
                 finally:
                     child.ended = True

@@ -10,6 +10,7 @@ import importlib
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
@@ -21,11 +22,72 @@ OPS, TRAIN = "ops", "train"
 ROLES = (OPS, TRAIN)
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """What loading the submission said, once, in the first child that loaded it (or how it was lost)."""
+
+    defined: dict[str, bool] = field(default_factory=dict)  # by role: whether the submission defines it
+    failures: tuple[dict, ...] = ()  # a file or cell that raised as it loaded, as the child described it
+    missing_modules: tuple[str, ...] = ()  # not installed here; given stand-ins so the file could load
+    violations: tuple[str, ...] = ()  # what the guard refused or recorded while it loaded
+    lost: WorkerLost | None = None  # loading hung or killed its process
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What the submission's children showed of themselves over the whole grade, besides its answers."""
+
+    violations: tuple[str, ...] = ()  # cheating attempts the guard refused or recorded
+    truncated: bool = False  # it printed more than the report keeps
+    equality: str | None = None  # "value" or "unhashable": how the class compares (see diagnosis.equality)
+    inferred: dict[str, str] = field(default_factory=dict)  # the exercise's name -> the class's own, where they differ
+    confinement: dict = field(default_factory=dict)  # what held in every child (the weakest counts)
+    output: str = ""  # what it printed, capped
+
+
+class Watch:
+    """What every reply says about the process itself (cheating attempts, cut output) and about the
+    class (how it compares nodes, what it names their parts), gathered as the replies come."""
+
+    def __init__(self) -> None:
+        self.violations: list[str] = []
+        self.truncated = False
+        self.equality: str | None = None
+        self.inferred: dict[str, str] = {}
+        self.confinement: dict = {}
+
+    def observe(self, reply: dict) -> dict:
+        violations = reply.get("violations")
+        if isinstance(violations, list):
+            for v in violations:
+                if isinstance(v, str) and v not in self.violations and len(self.violations) < 20:
+                    self.violations.append(v[:300])
+        self.truncated |= reply.get("truncated") is True
+        if reply.get("equality") in ("value", "unhashable"):
+            self.equality = reply["equality"]
+        inferred = reply.get("inferred")
+        if isinstance(inferred, dict) and not self.inferred:
+            self.inferred = {role: name for role, name in inferred.items() if role in ("grad", "_backward")
+                             and isinstance(name, str) and name.isidentifier() and len(name) <= 40}
+        return reply
+
+    def record_confinement(self, worker: Worker, held: object) -> None:
+        """Keep what the child said held, before any submission code ran; the weakest child counts."""
+        held = held if isinstance(held, dict) else {"filesystem": "unknown (the child did not say)"}
+        if not self.confinement or not worker.sandbox.to_json(held)["tamper_proof"]:
+            self.confinement = held
+
+    def snapshot(self, output: str) -> Observed:
+        return Observed(tuple(self.violations), self.truncated, self.equality, dict(self.inferred),
+                        dict(self.confinement), output)
+
+
 class Session:
     """The submission's child processes: started, loaded, and restarted after a loss.
 
     Ops and ``backward`` are graded in one child; ``train_step`` in another,
-    the only one given the training engine.
+    the only one given the training engine. What the first load said is ``loaded``; what
+    the children showed of themselves, ``observed()``.
     """
 
     def __init__(self, submission: Submission, workdir: Path, exercise: Exercise,
@@ -35,16 +97,9 @@ class Session:
         self.exercise = exercise
         self.ahead = {} if ahead is None else ahead  # children started in ``workdir`` ahead (``grader.child.ahead``)
         self.workers: dict[str, Worker | None] = {role: None for role in ROLES}
-        self.defined: dict[str, bool] = {}
-        self.failures: list[dict] = []
-        self.missing_modules: list[str] = []  # not installed here; given stand-ins so the file could load
-        self.equality: str | None = None  # "value" or "unhashable": how the class compares (see diagnosis.equality)
-        self.inferred: dict[str, str] = {}  # the exercise's name -> the class's own, where they differ
-        self.load_lost: WorkerLost | None = None
-        self.violations: list[str] = []
-        self.truncated = False
+        self.loaded: Loaded | None = None  # what the first load said, once it has
+        self.watch = Watch()
         self.streams: list[Streams] = []  # one per child started, in order
-        self.confinement: dict = {}  # what held in every child (a layer that failed once counts as failed)
 
     def load_request(self) -> dict:
         modules = []
@@ -112,19 +167,13 @@ class Session:
             return None
         return self.ahead.pop(role == TRAIN)
 
-    def settle(self, role: str, load_id: int) -> None:
-        """Wait for a launched process to load the submission; keep what the first load said."""
+    def settle(self, role: str, load_id: int) -> dict:
+        """Wait for a launched process to load the submission; its load's reply."""
         worker = self.workers[role]
         try:
-            reply = self.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
+            return self.watch.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
         finally:
-            self.record_confinement(worker, worker.init_reply.get("confinement"))
-        if not self.defined:
-            self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
-            failures = reply.get("failures", [])
-            self.failures = [f for f in failures if isinstance(f, dict)] if isinstance(failures, list) else []
-            missing = reply.get("missing_modules", [])
-            self.missing_modules = [m for m in missing if isinstance(m, str)][:20] if isinstance(missing, list) else []
+            self.watch.record_confinement(worker, worker.init_reply.get("confinement"))
 
     def open(self) -> None:
         """Start the processes; a load that hangs or dies is recorded, not raised.
@@ -144,18 +193,20 @@ class Session:
             early = None if shared else self.launch_early()
             # The search loads while the children start (Hypothesis itself only if a search needs it).
             importlib.import_module("grader.search.engine")
-            self.settle(OPS, first)
+            said = self.settle(OPS, first)
         except WorkerLost as lost:
-            self.load_lost = lost
+            self.loaded = Loaded(violations=tuple(self.watch.violations), lost=lost)
             self.close()
             return
         if shared:
             early = self.launch_early()
         if early is not None:
             try:
-                self.settle(TRAIN, early)
+                again = self.settle(TRAIN, early)
+                said = said if isinstance(said.get("defined"), dict) and said["defined"] else again
             except WorkerLost:
                 self.forget(TRAIN)
+        self.loaded = loaded_from(said, self.watch.violations)
 
     def launch_early(self) -> int | None:
         """Launch the process for ``train_step`` if the exercise grades it; None if not (or lost)."""
@@ -178,45 +229,33 @@ class Session:
 
     def call_many(self, requests: list[dict], deadline: float, role: str = OPS) -> Iterator[dict]:
         """The replies to ``requests`` in order, sent ahead of their replies (``Worker.call_many``)."""
-        if self.load_lost is not None:
-            raise self.load_lost
+        if self.loaded is not None and self.loaded.lost is not None:
+            raise self.loaded.lost
         worker = self.workers[role]
         if worker is None or not worker.alive:
             self.settle(role, self.launch(role))
             worker = self.workers[role]
         for reply in worker.call_many(requests, max(0.05, deadline - time.monotonic())):
-            yield self.observe(reply)
+            yield self.watch.observe(reply)
 
-    def record_confinement(self, worker: Worker, held: object) -> None:
-        """Keep what the child said held, before any submission code ran; the weakest child counts."""
-        held = held if isinstance(held, dict) else {"filesystem": "unknown (the child did not say)"}
-        if not self.confinement or not worker.sandbox.to_json(held)["tamper_proof"]:
-            self.confinement = held
-
-    def observe(self, reply: dict) -> dict:
-        """Keep what every reply says about the process itself (cheating attempts, cut output) and
-        about the class (how it compares nodes, what it names their parts)."""
-        violations = reply.get("violations")
-        if isinstance(violations, list):
-            for v in violations:
-                if isinstance(v, str) and v not in self.violations and len(self.violations) < 20:
-                    self.violations.append(v[:300])
-        self.truncated |= reply.get("truncated") is True
-        if reply.get("equality") in ("value", "unhashable"):
-            self.equality = reply["equality"]
-        inferred = reply.get("inferred")
-        if isinstance(inferred, dict) and not self.inferred:
-            self.inferred = {role: name for role, name in inferred.items() if role in ("grad", "_backward")
-                             and isinstance(name, str) and name.isidentifier() and len(name) <= 40}
-        return reply
-
-    def output(self) -> str:
-        return captured_output(self.streams)
+    def observed(self) -> Observed:
+        """What the children showed of themselves so far, with what the submission printed."""
+        return self.watch.snapshot(captured_output(self.streams))
 
     def close(self) -> None:
         """End the children (a later call starts a fresh one)."""
         for role in self.workers:
             self.forget(role)
+
+
+def loaded_from(reply: dict, violations: list[str]) -> Loaded:
+    """A load's reply as a value; nothing in it is trusted to be of the type it claims."""
+    defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
+    failures = reply.get("failures", [])
+    missing = reply.get("missing_modules", [])
+    return Loaded(defined, tuple(f for f in failures if isinstance(f, dict)) if isinstance(failures, list) else (),
+                  tuple([m for m in missing if isinstance(m, str)][:20]) if isinstance(missing, list) else (),
+                  tuple(violations))
 
 
 def copy_sources(submission: Submission, destination: Path) -> None:

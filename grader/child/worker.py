@@ -167,7 +167,7 @@ class Worker:
             self.lost("crash", "the submission's process exited")
 
     def lost(self, reason: str, detail: str) -> typing.NoReturn:
-        """Kill the child and raise ``WorkerLost``; ``LauncherError`` instead if it never started."""
+        """Kill the child and raise ``WorkerLost``; ``MachineError`` instead if it never started."""
         self.process.started()
         self.kill()
         raise WorkerLost(reason, detail) from None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from grader.diagnosis import blame, equality, feedback, rules, training
+from grader.diagnosis.findings import Diagnosis
 from grader.exercise import ops
 from grader.exercise.cases import Case, TrainCase
 from grader.exercise.targets import Target
 from grader.judging.judge import Verdict
-from grader.report.model import Diagnosis
 from grader.submission.source import Submission
 
 TYPE_CHECKING = False  # as in grader/__init__.py
@@ -68,8 +68,5 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
                 operand := blame.unreached_operand(function.node, v, target.name)) is not None:
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
         diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail, note),
-                                   line=where.line if where else None,
-                                   file=where.file if where else None,
-                                   cell=where.cell if where else None,
-                                   counterexample=feedback.counterexample(v, focus) if v is not None else None))
+                                   where, feedback.counterexample(v, focus) if v is not None else None))
     return diagnoses

@@ -16,9 +16,9 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from grader.errors import ConfigError
 from grader.exercise import ops
 from grader.exercise.cases import checks_for
-from grader.submission.errors import InputError
 
 # The classic exercise: five methods of Value and train_step. Kept as data, not as TOML text to parse,
 # so that a grade with the default reads no TOML (importing ``tomllib`` costs a grade about 3 ms);
@@ -56,10 +56,6 @@ def toml_value(value: str | int | float) -> str:
 DEFAULT = as_toml(DEFAULT_TABLES, "The classic exercise: five methods of Value and train_step.")
 
 GIVEN_TARGETS = ("backward", "train_step")  # targets that are not ops
-
-
-class ConfigError(InputError):
-    """The course configuration is invalid (exit status 2, one line naming the key)."""
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.child.inside.policy import FORBIDDEN_MODULES
+from grader.errors import InputError
 from grader.exercise.ops import OPS
-from grader.submission.errors import InputError
 from grader.submission.tree import walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
