@@ -260,7 +260,7 @@ def run_target(target: Target, session: Session, exercise: Exercise, options: Op
                blocked: dict[str, str]) -> TargetOutcome:
     """Grade one target, or say why it cannot be: the part of the submission it grades did not load."""
     checks = shown_checks(target, options)
-    reason = blocked.get(target.kind.role)
+    reason = blocked.get(target.role)
     if reason is not None:
         return TargetOutcome(target, tuple(not_run(target, c, "error", f"not run: {reason}") for c in checks),
                              blocked=reason)

@@ -46,7 +46,7 @@ def explain_case(example: Counterexample | None) -> str:
     key = wrong[0] if wrong else next(iter(example.expected), None)
     if key is None:
         return f"Smallest failing case: {example.expression}."
-    label = "the value" if key == "data" else (key if " " in key else f"{key}.grad")
+    label = "the value" if key == "data" else (key if " " in key or "/" in key else f"{key}.grad")
     oracle = {"both": "the reference engine and finite differences",
               "reference": "the reference engine",
               "finite-difference": "finite differences of your forward pass"}[example.oracle]
@@ -124,10 +124,12 @@ def recursion_hint(verdict: Verdict) -> str:
             "explicit stack instead of recursive calls.")
 
 
-def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "", note: str = "") -> str:
+def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "", note: str = "",
+            method: str | None = None) -> str:
     """What the student reads for ``code``: what is wrong (and ``note``, what the code shows of it), the
-    smallest case, a hint where the evidence has one, and the concept."""
-    method = method_name(target)
+    smallest case, a hint where the evidence has one, and the concept. ``method`` is what the student wrote
+    for ``target``, where the course names it (by default the exercise's name for it)."""
+    method = method or method_name(target)
     error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
     if not detail and evidence is not None and evidence.error:
         detail = str(evidence.error.get("message", ""))

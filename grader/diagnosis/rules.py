@@ -21,7 +21,7 @@ def smallest(verdicts: list[Verdict]) -> Verdict:
     return min(verdicts, key=lambda v: v.case.rank)
 
 
-def _errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]:
+def unusable_and_errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]:
     """The one code that makes every other one moot (the method is missing, no node can be
     made of the class), if any; and every verdict that ended in an error."""
     errors = [v for v in verdicts if v.error is not None]
@@ -43,7 +43,7 @@ def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = No
     ``overwrites`` is whether it visibly assigns an operand's gradient with ``=``
     (``False``: every update visibly adds to it): gradients wrong only where a node is
     used twice are then a wrong term that happens to be right once, not an overwrite."""
-    unusable, errors = _errors(verdicts)
+    unusable, errors = unusable_and_errors(verdicts)
     if unusable:
         return unusable
     special = [v for v in verdicts if v.check is not None and v.check.code and not v.passed(v.check.focus)]
@@ -123,7 +123,7 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
 
 def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """Codes for ``backward`` from the order the nodes ran in and the gradients that resulted."""
-    unusable, errors = _errors(verdicts)
+    unusable, errors = unusable_and_errors(verdicts)
     if unusable:
         return unusable
     codes: dict[str, Verdict] = {}
@@ -155,7 +155,7 @@ def frozen(shape: TrainShape | None) -> str:
 def diagnose_train(verdicts: list[Verdict], shape: TrainShape | None = None) -> dict[str, Verdict]:
     """Codes for ``train_step`` from which steps came out right (and, when nothing moved,
     from what the function visibly does: see ``frozen``)."""
-    unusable, errors = _errors(verdicts)
+    unusable, errors = unusable_and_errors(verdicts)
     if unusable:
         return unusable
     codes: dict[str, Verdict] = {}
