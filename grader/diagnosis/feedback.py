@@ -34,7 +34,7 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
                               {"data": verdict.actual_data}, "reference", drawing)
     return Counterexample(expression, case.values, dict(verdict.expected), dict(verdict.actual),
-                          verdict.oracle, drawing)
+                          verdict.oracle, drawing, verdict.reference)
 
 
 def explain_case(example: Counterexample | None) -> str:
@@ -47,8 +47,8 @@ def explain_case(example: Counterexample | None) -> str:
     if key is None:
         return f"Smallest failing case: {example.expression}."
     label = "the value" if key == "data" else (key if " " in key or "/" in key else f"{key}.grad")
-    oracle = {"both": "the reference engine and finite differences",
-              "reference": "the reference engine",
+    oracle = {"both": f"{example.reference} and finite differences",
+              "reference": example.reference,
               "finite-difference": "finite differences of your forward pass"}[example.oracle]
     given = f" with {inputs}" if inputs else ""
     return (f"Smallest failing case: {example.expression}{given}: expected {label} = "

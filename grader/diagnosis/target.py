@@ -95,8 +95,8 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
         if code == "wrong-local-grad" and function is not None and (
                 operand := blame.unreached_operand(function.node, v, target.name)) is not None:
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
-        elif code == "wrong-derivative":
-            note = gradients.note(v)
+        elif target.kind.name == "gradient":
+            note = gradients.note(code, v)
         words = feedback.message(code, target.name, v, focus, detail, note, method)
         diagnoses.append(Diagnosis(code, target.name, words, where,
                                    feedback.counterexample(v, focus) if v is not None else None))

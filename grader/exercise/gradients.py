@@ -41,7 +41,8 @@ class PointCase:
 
     @property
     def label(self) -> str:
-        return f"{self.function}({', '.join(fmt_number(x) for x in self.point)})"
+        """The call, with the inputs by name: their values go beside it (``gradf(a, b, c)`` with ``a = 2``...)."""
+        return f"{self.function}({', '.join(name for name, _ in self.inputs)})"
 
     @property
     def size(self) -> int:
@@ -50,7 +51,7 @@ class PointCase:
     @cached_property
     def rank(self) -> tuple:
         """Simpler points first: whole numbers, then small ones."""
-        return tuple((not float(x).is_integer(), abs(x)) for x in self.point), self.label
+        return tuple((not float(x).is_integer(), abs(x)) for x in self.point), [fmt_number(x) for x in self.point]
 
 
 def formula_of(options: dict) -> Formula:

@@ -25,7 +25,8 @@ def judge_gradient(case: PointCase, reply: dict, formula: Formula, tolerance: To
         raise ValueError("no result")
     names = partials(case)
     got = [result[i] if i < len(result) else None for i in range(len(names))]
-    verdict = Verdict(case, expected=dict(zip(names, exact)), actual={n: shown(x) for n, x in zip(names, got)})
+    verdict = Verdict(case, expected=dict(zip(names, exact)), actual={n: shown(x) for n, x in zip(names, got)},
+                      reference="the exact derivatives")
     verdict.grads_ok = len(result) == len(names) and all(close(x, y, tolerance.reference) for x, y in zip(got, exact))
     verdict.fd_ok = len(result) == len(names) and all(close(x, y, tolerance.finite_difference)
                                                       for x, y in zip(got, estimate))

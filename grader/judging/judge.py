@@ -109,6 +109,7 @@ class Verdict:
     traces: list = field(default_factory=list)  # backward: the order the nodes' _backward ran in, per root
     graph: tuple | None = None  # (expression, expected, actual (data, grad) of every node)
     check: Check | None = None  # the check the case belongs to
+    reference: str = "the reference engine"  # what the expected values came from, as a message names it
 
     def passed(self, focus: str) -> bool:
         if self.error is not None:
