@@ -72,7 +72,8 @@ def without_out_grad(verdict: Verdict, target: str) -> bool:
     if verdict.graph is None or target not in OPS:
         return False
     expr, expected, actual = verdict.graph
-    values = [data for data, _ in expected]
+    # A plain number's data is None in the graph (it is no node): its value is the number itself.
+    values = [node[1] if node[0] == "const" else data for node, (data, _) in zip(expr, expected)]
     grads = [0.0] * len(expr)
     grads[-1] = 1.0
     for i in range(len(expr) - 1, -1, -1):

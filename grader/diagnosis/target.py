@@ -31,7 +31,8 @@ def refined(code: str, verdict: Verdict | None, kind: str) -> str:
 
 def reflected_method(target: str) -> str | None:
     """The method Python calls for ``target`` with a plain number first (``__radd__`` for add)."""
-    return next((op.method for op in ops.OPS.values() if op.number_first and op.uses == (target,)), None)
+    reflected = ops.reflection(target)
+    return ops.OPS[reflected].method if reflected else None
 
 
 def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submission: Submission,

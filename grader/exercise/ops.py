@@ -101,6 +101,12 @@ def op(name: str) -> Op:
         raise KeyError(f"unknown op {name!r} (known: {', '.join(OPS)})") from None
 
 
+def reflection(name: str) -> str | None:
+    """The op Python reaches for ``name`` with a plain number first (``radd`` for ``add``: ``2 + a`` is
+    ``a.__radd__(2)``), if the table has one."""
+    return next((op.name for op in OPS.values() if op.number_first and op.uses == (name,)), None)
+
+
 def method_name(target: str) -> str:
     """How the student knows ``target``: the method or function they wrote (``__mul__``, ``train_step``)."""
     if target in OPS:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.exercise import ops
-from grader.exercise.cases import Check, checks_for
+from grader.exercise.cases import Check, own_checks
 from grader.exercise.config import Config
 
 
@@ -23,6 +23,7 @@ class Target:
     checks: tuple[Check, ...]
     hidden: frozenset[str]  # ids of the checks hidden from students until release
     time_limit: float
+    apart: bool = False  # its reflected op (radd for add) is a target of its own: plain numbers stay on its right
 
     @property
     def op(self) -> ops.Op | None:
@@ -38,10 +39,12 @@ class Exercise:
 
     def __init__(self, config: Config):
         self.config = config
+        graded = {t.name for t in config.targets}
+        apart = {t.name for t in config.targets if ops.reflection(t.name) in graded}
         self.targets: tuple[Target, ...] = tuple(
             Target(t.name, "op" if t.name in ops.OPS else ("backward" if t.name == "backward" else "train"),
-                   t.points, tuple(checks_for(t.name)),
-                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit)
+                   t.points, tuple(own_checks(t.name, t.name in apart)),
+                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.name in apart)
             for t in config.targets)
 
     @property
