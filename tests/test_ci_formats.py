@@ -25,7 +25,7 @@ from grader.report.classroom50 import render_classroom50
 from grader.report.gradescope import render_gradescope
 from grader.report.junit import render_junit
 from grader.report.markdown import render_markdown
-from grader.report.model import CheckResult, Diagnosis, Report
+from grader.report.model import CheckResult, Diagnosis, Report, render_json
 from grader.report.text import render_text
 
 BUGGY = SOLUTION.replace("for node in reversed(topo):", "for node in topo:").replace(
@@ -279,19 +279,26 @@ def hidden_report() -> Report:
 
 
 def test_hidden_checks_in_every_format():
+    """A hidden check counts in every report, the student's too (one score on every route); a student's
+    report says only that it failed, never why (no message, diagnosis or counterexample)."""
     staff = hidden_report()
     student = dataclasses.replace(staff, audience="student")
-    tests = json.loads(render_gradescope(staff))["tests"]
-    jsonschema.validate(json.loads(render_gradescope(staff)), GRADESCOPE)
-    assert [t["visibility"] for t in tests] == ["visible", "visible", "after_published"]
-    assert "wrong-order" not in json.loads(render_gradescope(staff))["output"]  # the student's view
+    gradescope = json.loads(render_gradescope(staff))
+    jsonschema.validate(gradescope, GRADESCOPE)
+    assert [t["visibility"] for t in gradescope["tests"]] == ["visible", "visible", "after_published"]
+    assert gradescope["score"] == 20.0 and sum(t["max_score"] for t in gradescope["tests"]) == 25.0
+    # What students see at once on Gradescope is the released checks alone: nothing of the hidden one.
+    assert "wrong-order" not in gradescope["output"] and "generated" not in gradescope["output"]
     for text in (render_text(student), render_markdown(student), render_junit(student),
-                 render_classroom50(student, {})):
-        assert "generated" not in text and "wrong-order" not in text
+                 render_classroom50(student, {}), render_json(student)):
+        assert "wrong-order" not in text and "wrong" not in text.replace("wrong-order", ""), text
+    assert "backward.generated: hidden until the course releases it" in render_text(student)
     assert "backward.generated" in render_junit(staff) and "wrong-order" in render_text(staff)
     result = json.loads(render_classroom50(student, {}))
-    assert (result["score"], result["max-score"]) == (20, 20)
-    assert student.target_scores() == {"add": (10.0, 10.0), "backward": (10.0, 10.0)}
+    assert (result["score"], result["max-score"]) == (20, 25)
+    assert [t["passed"] for t in result["tests"]] == [True, True, False]
+    assert student.target_scores() == staff.target_scores() == {"add": (10.0, 10.0), "backward": (10.0, 15.0)}
+    assert student.score == staff.score == 20.0 and student.max_score == staff.max_score == 25.0
 
 
 def test_targets_come_from_the_checks():

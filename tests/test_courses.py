@@ -207,18 +207,23 @@ def test_exp_and_truediv_course_catches_a_bug_in_each(tmp_path):
     assert report["targets"]["add"]["score"] == 10 and report["max_score"] == 100
 
 
-def test_hidden_checks_are_for_staff_only(tmp_path):
+def test_hidden_checks_count_for_everyone_and_only_staff_see_why(tmp_path):
+    """A bug only hidden checks catch costs the same points in the student's report as in the staff's; the
+    student's says which hidden checks failed, never why (no message, diagnosis or counterexample)."""
     config = write_config(tmp_path, {"mul": {"points": 50, "hidden": ["generated", "reused-node"]},
                                      "backward": {"points": 50}})
     path = tmp_path / "engine.py"
     path.write_text(SOLUTION.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad"))
-    _, student = grade_json(path, "--config", str(config))
+    status, student = grade_json(path, "--config", str(config))
     _, staff = grade_json(path, "--config", str(config), "--audience", "staff")
-    shown = {c["id"] for c in student["checks"]}
-    assert "mul.generated" not in shown and "mul.reused-node" not in shown and "mul.forward" in shown
-    assert "reused-node" not in json.dumps(student)
-    hidden = {c["id"] for c in staff["checks"] if c.get("hidden")}
-    assert hidden == {"mul.generated", "mul.reused-node"}
+    assert status == 1 and (student["score"], student["max_score"]) == (staff["score"], staff["max_score"]) == (80, 100)
+    assert student["targets"] == staff["targets"]
+    hidden = {c["id"]: c for c in student["checks"] if c.get("hidden")}
+    assert set(hidden) == {c["id"] for c in staff["checks"] if c.get("hidden")} == {"mul.generated",
+                                                                                     "mul.reused-node"}
+    assert {c["status"] for c in hidden.values()} == {"failed"}
+    assert all(c["counterexample"] is None and "hidden until" in c["message"] for c in hidden.values())
+    assert student["diagnoses"] == [] and "grad-overwrite" not in json.dumps(student)
     assert codes(staff, "mul") == ["grad-overwrite"]
     assert student["audience"] == "student" and staff["audience"] == "staff"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from grader.exercise.ops import method_name
-from grader.report.model import Report, fmt, printable
+from grader.report.model import WITHHELD, Report, fmt, printable
 from grader.submission.source import Location
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -64,6 +64,10 @@ def target_section(report: Report, target: str, heading: str = "###") -> str:
             inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in example.inputs.items())
             lines += [code(example.expression) + (f" with {escape(inputs)}" if inputs else "")
                       + ", as a graph (wrong values in red):", "", "```mermaid", example.graph, "```", ""]
+    withheld = [c.id for c in report.shown_checks() if c.target == target and c.status != "passed"
+                and report.withheld(c)]
+    if withheld:
+        lines += [f"Failed, {WITHHELD}: {', '.join(code(c) for c in withheld)}.", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
