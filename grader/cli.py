@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the notebook back with feedback cells in it (notebooks; for a .py, use --html)")
     grade.add_argument("--html", type=Path, metavar="OUT.html",
                        help="the submission as an HTML page with the feedback in it (a notebook, or a .py file "
-                            "with the feedback at the lines it names); opens offline")
+                            "with the feedback at the lines it names); opens offline (needs micrograde[html])")
     grade.add_argument("--fail-under", type=float, metavar="N",
                        help="exit 1 only when the score is below N (default: when any point is lost)")
     grade.add_argument("--execute", action="store_true",
@@ -75,7 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the assignment's column name in the LMS gradebook CSV (default: micrograde)")
     result = commands.add_parser("result", help="exit 0 when one check of a JSON report passed")
     result.add_argument("report", type=Path, help="a report written by micrograde grade --format json")
-    result.add_argument("check", help="a check id, such as mul.reused-node")
+    result.add_argument("check", help="a check id, such as mul.reused-node (with --passed: a target, such as mul)")
+    result.add_argument("--passed", type=int, metavar="M",
+                        help="exit 0 when at least M of the target's checks passed (for platforms that count whole "
+                             "points: see docs/ci.md)")
     scaffold = commands.add_parser("scaffold", help="write the student files of the course's exercise")
     scaffold.add_argument("directory", type=Path, help="folder to write the student files into (made if missing)")
     for command in (grade, template, batch, result, scaffold):
@@ -136,8 +139,16 @@ def run_result(args: argparse.Namespace) -> int:
     try:
         report = json.loads(args.report.read_text(encoding="utf-8"))
         check = next((c for c in report["checks"] if c["id"] == args.check), None)
+        of_target = [c["status"] == "passed" for c in report["checks"] if c["target"] == args.check]
     except (OSError, ValueError, KeyError, TypeError):
         raise _BadInput(f"{args.report}: not a micrograde JSON report") from None
+    forbidden = any(d.get("code") == "forbidden-import" for d in report.get("diagnoses", []))
+    if args.passed is not None:
+        if not of_target:
+            raise _BadInput(f"{args.report}: no target {args.check}")
+        passed = 0 if forbidden else sum(of_target)
+        print(f"{args.check}: {passed} of {len(of_target)} checks passed (this step needs {args.passed})")
+        return EXIT_OK if passed >= args.passed else EXIT_LOST_POINTS
     if check is None:
         raise _BadInput(f"{args.report}: no check {args.check}")
     print(f"{check['id']}: {check['status']} ({check['score']:g} / {check['max_score']:g})")
@@ -146,7 +157,6 @@ def run_result(args: argparse.Namespace) -> int:
         for diagnosis in report.get("diagnoses", []):
             if diagnosis.get("target") == check["target"]:
                 print(f"[{diagnosis['code']}] {diagnosis['message']}")
-    forbidden = any(d.get("code") == "forbidden-import" for d in report.get("diagnoses", []))
     return EXIT_OK if check["status"] == "passed" and not forbidden else EXIT_LOST_POINTS
 
 
@@ -202,6 +212,11 @@ def run_grade(args: argparse.Namespace) -> int:
                 else ""))
         if args.html and notebook is None and not any(s.kind == "py" for s in submission.providers.values()):
             raise _BadInput("--html needs a notebook or a .py file that defines what is graded")
+        if args.html:
+            from grader.report.extras import html_needs
+
+            if (reason := html_needs()) is not None:
+                raise _BadInput(reason)
         if args.execute:
             from grader.staff.execute import available
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from grader.exercise.config import DEFAULT
 from grader.exercise.targets import Exercise
+from grader.report.whole import increments
 
 HERE = Path(__file__).resolve().parent
 PROJECT_FILES = ("pyproject.toml", "README.md")
@@ -34,27 +35,29 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
     """``.github/workflows/classroom.yml``: grade on every push, with points for GitHub Classroom.
 
     One command-grader step per check, each worth that check's points, so the
-    Classroom score is micrograde's score; the report goes to the job summary
-    and each diagnosis becomes an annotation on the student's line. Every check
-    step runs whatever happened before it (``if: always()``), so one failed
-    check costs only its own points.
+    Classroom score is micrograde's score (hidden checks too: the student's
+    report counts them); the report goes to the job summary and each diagnosis
+    becomes an annotation on the student's line. Every check step runs whatever
+    happened before it (``if: always()``), so one failed check costs only its
+    own points. The command grader reads points with ``parseInt``: a target
+    whose checks are not worth whole points gets one step per check it may pass
+    instead, the m-th passing when at least m of its checks pass and worth what
+    the m-th adds to its rounded score (``grader.report.whole``).
     """
     steps = []
     runners = []
-    for target in exercise.targets:
-        for check in target.checks:
-            step_id = check.id.replace(".", "-").replace("_", "-")
-            runners.append(step_id)
-            steps.append(
-                f"      - name: {check.id}\n"
-                f"        id: {step_id}\n"
-                f"        if: always()\n"
-                f"        uses: classroom-resources/autograding-command-grader@v1\n"
-                f"        with:\n"
-                f"          test-name: {check.id}\n"
-                f"          command: micrograde result micrograde.json {check.id}\n"
-                f"          timeout: 1\n"
-                f"          max-score: {target.points_of(check):g}\n")
+    for step_id, name, command, points in grading_steps(exercise):
+        runners.append(step_id)
+        steps.append(
+            f"      - name: {name}\n"
+            f"        id: {step_id}\n"
+            f"        if: always()\n"
+            f"        uses: classroom-resources/autograding-command-grader@v1\n"
+            f"        with:\n"
+            f"          test-name: {name}\n"
+            f"          command: micrograde result micrograde.json {command}\n"
+            f"          timeout: 1\n"
+            f"          max-score: {points}\n")
     # The reporter reads process.env[`${runner.toUpperCase()}_RESULTS`]: hyphens stay.
     results = "".join(f"          {r.upper()}_RESULTS: \"${{{{steps.{r}.outputs.result}}}}\"\n" for r in runners)
     name, text = config
@@ -65,6 +68,22 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(workflow)
     return [path]
+
+
+def grading_steps(exercise: Exercise) -> list[tuple[str, str, str, int]]:
+    """(step id, name, ``micrograde result`` arguments, whole points) of each grading step: one per check
+    where a target's checks are worth whole points, else one per number of its checks that may pass."""
+    steps = []
+    for target in exercise.targets:
+        stepped = increments(target.points, len(target.checks))
+        if all(step == target.points_of(check) for step, check in zip(stepped, target.checks)):
+            steps += [(check.id.replace(".", "-").replace("_", "-"), check.id, check.id, step)
+                      for check, step in zip(target.checks, stepped)]
+            continue
+        n = len(target.checks)
+        steps += [(f"{target.name.replace('_', '-')}-passed-{m}", f"{target.name}: at least {m} of {n} checks pass",
+                   f"{target.name} --passed {m}", step) for m, step in enumerate(stepped, 1) if step > 0]
+    return steps
 
 
 def classroom50(directory: Path, install: str, submission: str, config: tuple[str, str]) -> list[Path]:
