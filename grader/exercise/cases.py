@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from grader.exercise.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render
+from grader.exercise.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render, safe_domain
 from grader.exercise.ops import OPS
 from grader.exercise.space import CONSTANTS, EXPONENTS, INPUTS
 
@@ -303,13 +303,53 @@ def reaches_reflection(case: Case, target: str) -> bool:
     return any(node[0] == target and expr[node[1]][0] == "const" for expr in case.exprs for node in expr)
 
 
-def own_checks(target: str, apart: bool) -> list[Check]:
-    """Every check of ``target``; with ``apart`` (the course grades its reflected op as a target of its own),
-    without the cases that reach the reflected method: a bug there costs the reflected op alone."""
-    if not apart:
-        return checks_for(target)
-    return [replace(check, cases=tuple(c for c in check.cases if not reaches_reflection(c, target)))
-            for check in checks_for(target)]
+# What stands in for an op a course's value class lacks, in a hand-picked case: an op of the same arity, the
+# smooth ones first (relu passes nothing back below 0).
+SUBSTITUTES = {1: ("tanh", "sigmoid", "exp", "neg", "log", "relu"), 2: ("mul", "add", "sub", "truediv")}
+
+
+def in_course(case: Case | TrainCase, target: str, have: frozenset[str]) -> Case | TrainCase | None:
+    """``case`` written with the ops the course's value class has (``have``), so that the student can run
+    every counterexample they are shown: each other op replaced by the first of ``SUBSTITUTES`` of its
+    arity that the class has and that keeps the case well defined; ``None`` where none does. (A training
+    case runs on the grader's own engine: it stays as it is.)"""
+    if isinstance(case, TrainCase):
+        return case
+    exprs = []
+    for expr in case.exprs:
+        nodes = list(expr)
+        for i, node in enumerate(nodes):
+            kind = node[0]
+            if kind in ("leaf", "const", target) or kind in have:
+                continue
+            spec = OPS[kind]
+            if spec.exponent or spec.number_first:
+                return None
+            for other in SUBSTITUTES[spec.arity]:
+                trial = (other, *node[1:])
+                if other in have and other != target and safe_domain(tuple(nodes[:i] + [trial]), case.values):
+                    nodes[i] = trial
+                    break
+            else:
+                return None
+        exprs.append(tuple(nodes))
+    return replace(case, exprs=tuple(exprs))
+
+
+def course_checks(target: str, apart: bool, have: frozenset[str] | None = None) -> list[Check]:
+    """Every check of ``target`` as a course grades it: with ``apart`` (the course grades its reflected op as
+    a target of its own), without the cases that reach the reflected method, so that a bug there costs the
+    reflected op alone; and every hand-picked case written with the ops the course's value class has
+    (``have``; see ``in_course``), a case no op of it can stand in for left out, unless that would leave the
+    check without a case."""
+    checks = []
+    for check in checks_for(target):
+        cases = [c for c in check.cases if not (apart and reaches_reflection(c, target))]
+        if have is not None:
+            written = [c for c in (in_course(c, target, have) for c in cases) if c is not None]
+            cases = list(dict.fromkeys(written)) or cases
+        checks.append(replace(check, cases=tuple(cases)) if tuple(cases) != check.cases else check)
+    return checks
 
 
 def checks_for(target: str) -> list[Check]:

@@ -45,10 +45,11 @@ def as_toml(tables: dict, heading: str) -> str:
     return f"# {heading}\n" + "\n".join(blocks)
 
 
-def toml_value(value: str | int | float) -> str:
-    """A string or a number as TOML reads it back (an exponent without Python's leading zero: ``1e-6``)."""
-    if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string is a JSON string
+def toml_value(value: str | int | float | list) -> str:
+    """A string, a number or a list of strings as TOML reads it back (an exponent without Python's leading
+    zero: ``1e-6``)."""
+    if isinstance(value, (str, list)):
+        return json.dumps(value)  # a TOML basic string (and an array of them) is written as JSON writes it
     mantissa, e, exponent = repr(value).partition("e")
     return f"{mantissa}e{int(exponent)}" if e else mantissa
 
@@ -173,6 +174,19 @@ def parse(data: dict, where: str) -> Config:
         _number(tolerance, "finite_difference", f"{where} [tolerance]", 1e-4),
         scaffold, where)
     return replace(config, sha256=fingerprint(config))
+
+
+def tables(config: Config) -> dict:
+    """The configuration as ``micrograde.toml``'s tables, every value written out: what it means, whatever
+    file (a ``pyproject.toml``'s table too) and spelling it came from (``as_toml`` writes them)."""
+    return {
+        "targets": {t.name: {"points": t.points, **({"hidden": list(t.hidden)} if t.hidden else {}),
+                             "time_limit": t.time_limit} for t in config.targets},
+        "limits": {"time_limit": config.time_limit, "load_time_limit": config.load_time_limit,
+                   "examples": config.examples},
+        "tolerance": {"reference": config.reference_tolerance, "finite_difference": config.difference_tolerance},
+        "scaffold": dict(config.scaffold),
+    }
 
 
 def fingerprint(config: Config) -> str:

@@ -107,6 +107,17 @@ def reflection(name: str) -> str | None:
     return next((op.name for op in OPS.values() if op.number_first and op.uses == (name,)), None)
 
 
+def available(graded) -> frozenset[str]:
+    """The ops a course's value class has: those it grades, and those its scaffold gives written with them
+    (``neg`` as ``self * -1`` where ``mul`` is graded: each op's ``uses``)."""
+    have = set(graded)
+    while True:
+        more = {op.name for op in OPS.values() if op.uses and op.name not in have and set(op.uses) <= have}
+        if not more:
+            return frozenset(have)
+        have |= more
+
+
 def method_name(target: str) -> str:
     """How the student knows ``target``: the method or function they wrote (``__mul__``, ``train_step``)."""
     if target in OPS:

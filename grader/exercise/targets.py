@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.exercise import ops
-from grader.exercise.cases import Check, own_checks
+from grader.exercise.cases import Check, course_checks
 from grader.exercise.config import Config
 
 
@@ -41,9 +41,10 @@ class Exercise:
         self.config = config
         graded = {t.name for t in config.targets}
         apart = {t.name for t in config.targets if ops.reflection(t.name) in graded}
+        have = ops.available(graded & set(ops.OPS))
         self.targets: tuple[Target, ...] = tuple(
             Target(t.name, "op" if t.name in ops.OPS else ("backward" if t.name == "backward" else "train"),
-                   t.points, tuple(own_checks(t.name, t.name in apart)),
+                   t.points, tuple(course_checks(t.name, t.name in apart, have)),
                    frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.name in apart)
             for t in config.targets)
 
