@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the notebook top to bottom in a kernel and report failing cells "
                             "(needs micrograde[execute])")
     template = commands.add_parser("template", help="write the files a course copies")
-    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope"),
+    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope", "prairielearn", "nbgrader"),
                           help="which platform the files are for")
     template.add_argument("directory", type=Path, help="folder to write the files into (made if missing)")
     template.add_argument("--install", metavar="SOURCE",
@@ -127,6 +127,12 @@ def run_template(args: argparse.Namespace) -> int:
         written = templates.github_classroom(args.directory, args.install, args.submission, exercise, pinned)
     elif args.kind == "classroom50":
         written = templates.classroom50(args.directory, args.install, args.submission, pinned)
+    elif args.kind == "prairielearn":
+        written = templates.prairielearn(args.directory, exercise, pinned)
+    elif args.kind == "nbgrader":
+        from grader.staff.nbgrader import write_notebook
+
+        written = write_notebook(exercise, args.directory)
     else:
         written = templates.gradescope(args.directory, pinned)
     for path in written:
@@ -229,6 +235,15 @@ def run_grade(args: argparse.Namespace) -> int:
             raise
         # A platform that shows the student the report (Gradescope, Classroom 50) must show why.
         print(f"micrograde: {exc}", file=sys.stderr)
+        if args.format == "prairielearn":  # which has its own word for it: not gradable, no attempt taken
+            from grader.report.prairielearn import not_gradable
+
+            text = not_gradable(str(exc))
+            if args.output is None:
+                sys.stdout.write(text)
+            else:
+                write(args.output, text)
+            return EXIT_LOST_POINTS
         return finish(refused(args.path, options, str(exc)), args, 0.0)
     if args.execute:
         from grader.staff.execute import execute_notebook  # noqa: I001 (optional extra)

@@ -38,5 +38,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("junit", "JUnit XML, for Jenkins, GitLab and GitHub test reporters", "grader.report.junit:render_junit"),
     Format("gradescope", "Gradescope's results.json", "grader.report.gradescope:render_gradescope", timed=True),
     Format("classroom50", "Classroom 50's result.json", "grader.report.classroom50:render_classroom50"),
+    Format("prairielearn", "PrairieLearn's external-grader results.json",
+           "grader.report.prairielearn:render_prairielearn"),
     Format("markdown", "for GitHub job summaries and pull-request comments", "grader.report.markdown:render_markdown"),
 )}

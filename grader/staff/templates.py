@@ -109,6 +109,45 @@ def installed_project_file(name: str) -> str:
     return text.format(version=version("micrograde"), dependencies=json.dumps(dependencies))
 
 
+def copy_source(directory: Path) -> Path:
+    """``directory/micrograde``: this micrograde's source, which a platform's image installs from."""
+    source = directory / "micrograde"
+    if source.exists():
+        shutil.rmtree(source)
+    root = HERE.parent.parent
+    for package in PACKAGES:
+        shutil.copytree(root / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in PROJECT_FILES:
+        if (root / name).is_file():
+            shutil.copyfile(root / name, source / name)
+        else:  # installed from a wheel: write the little that installing needs
+            (source / name).write_text(installed_project_file(name))
+    return source
+
+
+PRAIRIELEARN_TIMEOUT = 600  # the longest an external grading job may run on PrairieLearn
+
+
+def prairielearn(directory: Path, exercise: Exercise, config: tuple[str, str]) -> list[Path]:
+    """A PrairieLearn external grader: the image's ``Dockerfile``, its entrypoint ``run_grader``, the
+    course's ``micrograde.toml`` and this micrograde's source (both built into the image), and the
+    ``externalGradingOptions`` of the question's ``info.json``, its timeout the grade's own time budget."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in ("Dockerfile", "run_grader"):
+        path = directory / name
+        shutil.copyfile(HERE / "templates" / "prairielearn" / name, path)
+        written.append(path)
+    (directory / "run_grader").chmod(0o755)
+    (directory / "micrograde.toml").write_text(config[1], encoding="utf-8")
+    written += [directory / "micrograde.toml", copy_source(directory)]
+    timeout = min(PRAIRIELEARN_TIMEOUT, int(exercise.time_budget()) + 30)
+    options = {"externalGradingOptions": {"enabled": True, "image": "ORG/micrograde-grader",
+                                          "entrypoint": "/opt/micrograde/run_grader", "timeout": timeout}}
+    (directory / "info.json").write_text(json.dumps(options, indent=2) + "\n")
+    return [*written, directory / "info.json"]
+
+
 def gradescope(directory: Path, config: tuple[str, str]) -> list[Path]:
     """``setup.sh``, ``run_autograder`` and this micrograde's source, zipped as Gradescope wants them."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -121,17 +160,7 @@ def gradescope(directory: Path, config: tuple[str, str]) -> list[Path]:
                         else text)
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         written.append(path)
-    source = directory / "micrograde"
-    if source.exists():
-        shutil.rmtree(source)
-    root = HERE.parent.parent
-    for package in PACKAGES:
-        shutil.copytree(root / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in PROJECT_FILES:
-        if (root / name).is_file():
-            shutil.copyfile(root / name, source / name)
-        else:  # installed from a wheel: write the little that installing needs
-            (source / name).write_text(installed_project_file(name))
+    source = copy_source(directory)
     written.append(source)
     archive = directory / "autograder.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
