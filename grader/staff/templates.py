@@ -49,12 +49,12 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
     for step_id, name, command, points in grading_steps(exercise):
         runners.append(step_id)
         steps.append(
-            f"      - name: {name}\n"
+            f"      - name: {json.dumps(name)}\n"
             f"        id: {step_id}\n"
             f"        if: always()\n"
             f"        uses: classroom-resources/autograding-command-grader@v1\n"
             f"        with:\n"
-            f"          test-name: {name}\n"
+            f"          test-name: {json.dumps(name)}\n"
             f"          command: micrograde result micrograde.json {command}\n"
             f"          timeout: 1\n"
             f"          max-score: {points}\n")
@@ -81,7 +81,7 @@ def grading_steps(exercise: Exercise) -> list[tuple[str, str, str, int]]:
                       for check, step in zip(target.checks, stepped)]
             continue
         n = len(target.checks)
-        steps += [(f"{target.name.replace('_', '-')}-passed-{m}", f"{target.name}: at least {m} of {n} checks pass",
+        steps += [(f"{target.name.replace('_', '-')}-passed-{m}", f"{target.name} (at least {m} of {n} checks pass)",
                    f"{target.name} --passed {m}", step) for m, step in enumerate(stepped, 1) if step > 0]
     return steps
 
