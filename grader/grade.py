@@ -222,7 +222,8 @@ def refused(path: Path, options: Options, reason: str) -> Report:
     report = Report(str(path), targets=list(exercise.names), config=exercise.config.to_json(),
                     audience=options.audience)
     report.diagnoses.append(Diagnosis("load-error", "submission",
-                                      feedback.message("load-error", "submission", None, "both", reason)))
+                                      feedback.message("load-error", "submission", None, "both", reason,
+                                                       concept=feedback.REFUSED)))
     report.checks.extend(CheckResult(c.id, target.name, c.title, "error", target.points_of(c),
                                      message=f"not run: {reason}", hidden=c.id in target.hidden)
                          for target in exercise.targets for c in target.checks)

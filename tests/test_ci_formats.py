@@ -150,13 +150,16 @@ def test_result_command(buggy, tmp_path):
     assert "grad-overwrite" in failed.stdout
     missing = micrograde("result", str(report), "nope.nothing")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    # For whole-point steps: at least M of a target's checks passed (mul passed 3 of its 5).
+    assert [micrograde("result", str(report), "mul", "--passed", m).returncode for m in "345"] == [0, 1, 1]
+    assert micrograde("result", str(report), "nope", "--passed", "1").returncode == 2
 
 
 def test_github_classroom_template(tmp_path):
     result = micrograde("template", "github-classroom", str(tmp_path), "--install", "git+https://example.org/m.git")
     assert result.returncode == 0
     workflow = (tmp_path / ".github" / "workflows" / "classroom.yml").read_text()
-    assert "python -m pip install git+https://example.org/m.git" in workflow
+    assert '/micrograde-venv/bin/python" -m pip install --quiet git+https://example.org/m.git' in workflow
     grading = 'micrograde grade exercises/ --config "$course/micrograde.toml" --format json --output micrograde.json'
     assert grading in workflow
     exercise = Exercise(default())
@@ -206,6 +209,8 @@ def test_run_autograder_writes_results(gradescope_template, tmp_path):
     results = run_autograder(gradescope_template, tmp_path / "root", BUGGY)
     jsonschema.validate(results, GRADESCOPE)
     assert results["score"] == 78.0 and len(results["tests"]) == 29
+    # What the student reads names their files, never the machine's paths.
+    assert results["output"].startswith("micrograde: submission\n") and str(tmp_path) not in json.dumps(results)
 
 
 def test_trying_the_autograder_out_as_the_readme_says(gradescope_template, tmp_path):
@@ -219,7 +224,8 @@ def test_trying_the_autograder_out_as_the_readme_says(gradescope_template, tmp_p
 
 def test_run_autograder_with_nothing_gradable(gradescope_template, tmp_path):
     results = run_autograder(gradescope_template, tmp_path / "root", "hello", name="notes.txt")
-    assert results["score"] == 0.0 and "no .py or .ipynb" in results["output"]
+    assert results["score"] == 0.0 and "submission: no .py or .ipynb" in results["output"]
+    assert str(tmp_path) not in json.dumps(results) and "python yourfile.py" not in json.dumps(results)
 
 
 ODD = "\x00 \x1b[2J \ud800 <script>alert(1)</script> __add__ *x*"

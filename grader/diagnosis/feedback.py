@@ -127,9 +127,32 @@ def recursion_hint(verdict: Verdict) -> str:
             "explicit stack instead of recursive calls.")
 
 
-def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "", note: str = "") -> str:
+# Where running the file would not show what went wrong, "try `python yourfile.py`" is wrong advice: a file the
+# grader refused before running anything, code the sandbox stopped, a loading process that was lost.
+REFUSED = "Submit what the exercise asks for: a .py file or a notebook, within the size limits, that defines it."
+SANDBOXED = ("The file runs in the grader's sandbox each time it is loaded, where code may not start processes "
+             "or threads, nor reach files outside its folder: keep such code under if __name__ == \"__main__\": "
+             "(or, in a notebook, in a cell tagged skip-grading).")
+LOST = ("Loading the file ended the process that grades it: look for top-level code that uses a great deal of "
+        "memory, or ends the process, and keep it under if __name__ == \"__main__\":.")
+SANDBOX_REFUSALS = ("is not allowed while grading", "are off limits", "may only write in its working directory")
+
+
+def load_concept(detail: str) -> str | None:
+    """The concept of a ``load-error`` whose ``detail`` running the file would not reproduce (``None``: the
+    usual one, run the file)."""
+    if any(refusal in detail for refusal in SANDBOX_REFUSALS):
+        return SANDBOXED
+    if detail.startswith("while loading, "):
+        return LOST
+    return None
+
+
+def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "", note: str = "",
+            concept: str | None = None) -> str:
     """What the student reads for ``code``: what is wrong (and ``note``, what the code shows of it), the
-    smallest case, a hint where the evidence has one, and the concept."""
+    smallest case, a hint where the evidence has one, and the concept (``concept``, where the code's own
+    does not fit)."""
     method = method_name(target)
     error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
     if not detail and evidence is not None and evidence.error:
@@ -146,4 +169,6 @@ def message(code: str, target: str, evidence: Verdict | None, focus: str, detail
         if code == "wrong-local-grad" and without_out_grad(evidence, target):
             hint = (f"Every gradient {method} passed is its bare local derivative: you forgot `out.grad` "
                     "(multiply the local derivative by it).")
-    return " ".join(part for part in (what, note, case, hint, entry.concept) if part)
+    if concept is None and code == "load-error":
+        concept = load_concept(detail or error)
+    return " ".join(part for part in (what, note, case, hint, concept or entry.concept) if part)
