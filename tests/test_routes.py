@@ -208,3 +208,45 @@ def test_every_route_gives_the_staff_reports_total(tmp_path, name, batch_totals,
         assert points == whole(staff), route
         if name == "correct":
             assert points == total, route
+
+
+def test_the_prairielearn_recipe_and_its_try_out(tmp_path):
+    """The docs' two PrairieLearn blocks: the grader's files, then its entrypoint on the untouched stubs."""
+    import shutil
+
+    from helpers import ROOT
+    from recipes import run_recipe
+
+    assert run_recipe("docs/ci.md", "## PrairieLearn", tmp_path).returncode == 0
+    options = json.loads((tmp_path / "pl-grader" / "info.json").read_text())["externalGradingOptions"]
+    assert options["entrypoint"] == "/opt/micrograde/run_grader" and 0 < options["timeout"] <= 600
+    assert "/opt/micrograde/venv" in (tmp_path / "pl-grader" / "Dockerfile").read_text()
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    result = run_recipe("docs/ci.md", "## PrairieLearn", tmp_path, block=1)
+    assert result.returncode == 0, result.stderr
+    results = json.loads(result.stdout)
+    jsonschema.validate(results, PL_SCHEMA)
+    assert results["gradable"] is True and results["score"] == 0.0 and len(results["tests"]) == 29
+    assert str(tmp_path) not in result.stdout  # the student's files are named, not the machine's paths
+    nothing = tmp_path / "nothing"
+    (nothing / "student").mkdir(parents=True)
+    (nothing / "student" / "notes.txt").write_text("no code")
+    subprocess.run([sys.executable, str(tmp_path / "pl-grader" / "run_grader")], check=True, timeout=300,
+                   env={**os.environ, "MICROGRADE_GRADE_ROOT": str(nothing), "PATH": f"{BIN}:{os.environ['PATH']}"})
+    results = json.loads((nothing / "results" / "results.json").read_text())
+    jsonschema.validate(results, PL_SCHEMA)
+    assert results["gradable"] is False and "no .py or .ipynb" in results["format_errors"][0]
+
+
+def test_the_nbgrader_recipe(tmp_path):
+    """The docs' nbgrader block: a locked, autograded test cell per target, worth its points."""
+    from recipes import run_recipe
+
+    (tmp_path / "micrograde.toml").write_text(COURSE.read_text())
+    assert run_recipe("docs/ci.md", "## nbgrader on JupyterHub", tmp_path).returncode == 0
+    book = nbformat.read(tmp_path / "source" / "micrograd" / "micrograd.ipynb", as_version=4)
+    tests = [c for c in book.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert [(c.metadata.nbgrader["grade_id"], c.metadata.nbgrader["points"]) for c in tests] == [
+        ("micrograde-add", 10), ("micrograde-mul", 10), ("micrograde-relu", 15), ("micrograde-exp", 10),
+        ("micrograde-truediv", 6), ("micrograde-backward", 20), ("micrograde-train-step", 10)]
+    assert all(c.metadata.nbgrader["locked"] for c in tests) and not any("check(" in c.source for c in book.cells)
