@@ -22,7 +22,7 @@ import os
 from collections.abc import Mapping
 
 from grader.exercise.ops import method_name
-from grader.report.model import Report, printable_tree
+from grader.report.model import Report, counterexample_json, printable_tree
 from grader.report.whole import carried
 
 SCHEMA = "classroom50/result/v1"
@@ -60,7 +60,7 @@ def render_classroom50(report: Report, environ: Mapping[str, str] | None = None,
                                                          if d.target == check.target]
                 test["message"] = report.details(check)
                 if check.counterexample is not None and not withheld:
-                    test["counterexample"] = check.counterexample.to_json()
+                    test["counterexample"] = counterexample_json(check.counterexample)
             tests.append(test)
     result = {
         "schema": SCHEMA,

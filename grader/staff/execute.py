@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from grader.child import sandbox
-from grader.submission.errors import InputError
+from grader.errors import InputError
 
 CHILD = r"""
 import json, sys

@@ -46,7 +46,7 @@ def report_for(config: Config):
     """The report on the ``Value`` class and training function defined in this kernel's cells (graded
     once for the same cells and course)."""
     from grader.grade import Options, grade
-    from grader.student import relabel, source_of
+    from grader.student import relabelled, source_of
 
     main = sys.modules.get("__main__")
     objects = [getattr(main, name) for name in (config.class_name, config.train_function) if hasattr(main, name)]
@@ -61,9 +61,8 @@ def report_for(config: Config):
             path = Path(folder) / "your_work.py"
             path.write_text(source, encoding="utf-8")
             report = grade(path, Options(config=config))
-        relabel(report, origins)
         _GRADED.clear()
-        _GRADED[key] = report
+        _GRADED[key] = relabelled(report, origins)
     return _GRADED[key]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.exercise.config import as_toml, default, tables
+from grader.exercise.kinds import TRAIN_STEP
 from grader.exercise.ops import OPS
 from grader.exercise.targets import Exercise
 
@@ -242,7 +243,7 @@ For `L = (a*b + c) * f` with `a = 2`, `b = -3`, `c = 10`, `f = -2` you should se
                 f"a, b, c, f = {cls}(2.0), {cls}(-3.0), {cls}(10.0), {cls}(-2.0)\nL = (a * b + c) * f\n"
                 "L.backward()\nprint(L.data, a.grad, b.grad, c.grad, f.grad)")]
     checked = [cls]
-    if exercise.needs_train_step:
+    if TRAIN_STEP in exercise.roles:
         checked.append(train)
         cells += [nbformat.v4.new_markdown_cell(f"""## One step of training
 
@@ -276,7 +277,7 @@ def scaffold_files(exercise: Exercise) -> dict[str, str]:
     run in that folder (every command the files suggest) grade by."""
     names = exercise.config.scaffold
     files = {names["engine_file"]: engine_file(exercise), names["notebook"]: notebook(exercise)}
-    if exercise.needs_train_step:
+    if TRAIN_STEP in exercise.roles:
         files[names["train_file"]] = train_file(exercise)
     if exercise.config.sha256 != default().sha256:
         files[COURSE_FILE] = as_toml(tables(exercise.config), "The course's configuration, which check() and "
