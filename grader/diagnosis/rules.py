@@ -10,10 +10,15 @@ that shows it.
 
 from __future__ import annotations
 
+import re
+
 from grader.diagnosis.codes import UNUSABLE
 from grader.diagnosis.training import TrainShape
 from grader.exercise.expr import features, operands
+from grader.exercise.ops import OPS
 from grader.judging.judge import Verdict
+
+PLAIN_NUMBER_USED = re.compile(r"'(float|int)' object has no attribute ")
 
 
 def smallest(verdicts: list[Verdict]) -> Verdict:
@@ -66,6 +71,13 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     def constant(v: Verdict) -> bool:
         return features(v.case.expr, target).constant
 
+    def number_as_node(v: Verdict) -> bool:
+        """A reflected op (``2 + a``: its other operand is always a plain number) that failed by using that
+        number as a node: the error says a plain number has no attribute (``'float' ... no attribute 'data'``)."""
+        error = v.error or {}
+        return (target in OPS and OPS[target].number_first and error.get("type") == "AttributeError"
+                and PLAIN_NUMBER_USED.match(str(error.get("message", ""))) is not None)
+
     def own_first(found: list[Verdict]) -> Verdict:
         """The smallest case with the plain number second (``a + 2``, the op's own method), if any:
         only when every such case is right does the reflected method (``2 + a``) take the blame."""
@@ -73,7 +85,7 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
                                            for node in v.case.expr)]
         return smallest(own or found)
 
-    plain_errors = [v for v in errors if not constant(v)]
+    plain_errors = [v for v in errors if not constant(v) and not number_as_node(v)]
     if plain_errors:
         codes["crash"] = smallest(plain_errors)
     elif errors:

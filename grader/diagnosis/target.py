@@ -65,7 +65,8 @@ RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[st
 
 def reflected_method(target: str) -> str | None:
     """The method Python calls for ``target`` with a plain number first (``__radd__`` for add)."""
-    return next((op.method for op in ops.OPS.values() if op.number_first and op.uses == (target,)), None)
+    reflected = ops.reflection(target)
+    return ops.OPS[reflected].method if reflected else None
 
 
 def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submission: Submission,
@@ -97,7 +98,7 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
         elif target.kind.name == "gradient":
             note = gradients.note(code, v)
-        words = feedback.message(code, target.name, v, focus, detail, note, method)
+        words = feedback.message(code, target.name, v, focus, detail, note, method=method)
         diagnoses.append(Diagnosis(code, target.name, words, where,
                                    feedback.counterexample(v, focus) if v is not None else None))
     return diagnoses

@@ -47,10 +47,11 @@ def as_toml(tables: dict, heading: str) -> str:
     return f"# {heading}\n" + "\n".join(blocks)
 
 
-def toml_value(value: str | int | float) -> str:
-    """A string or a number as TOML reads it back (an exponent without Python's leading zero: ``1e-6``)."""
-    if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string is a JSON string
+def toml_value(value: str | int | float | list) -> str:
+    """A string, a number or a list of strings as TOML reads it back (an exponent without Python's leading
+    zero: ``1e-6``)."""
+    if isinstance(value, (str, list)):
+        return json.dumps(value)  # a TOML basic string (and an array of them) is written as JSON writes it
     mantissa, e, exponent = repr(value).partition("e")
     return f"{mantissa}e{int(exponent)}" if e else mantissa
 
@@ -252,6 +253,26 @@ def option(table: dict, spec: Option, key: str) -> object:
 
 def _finite(x: object) -> bool:
     return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def tables(config: Config) -> dict:
+    """The configuration as ``micrograde.toml``'s tables, every value written out: what it means, whatever
+    file (a ``pyproject.toml``'s table too) and spelling it came from (``as_toml`` writes them)."""
+    return {
+        "targets": {t.name: {**({"kind": t.kind, **plain(t.settings)} if t.options else {}), "points": t.points,
+                             **({"hidden": list(t.hidden)} if t.hidden else {}), "time_limit": t.time_limit}
+                    for t in config.targets},
+        "limits": {"time_limit": config.time_limit, "load_time_limit": config.load_time_limit,
+                   "examples": config.examples},
+        "tolerance": {"reference": config.reference_tolerance, "finite_difference": config.difference_tolerance},
+        "scaffold": dict(config.scaffold),
+    }
+
+
+def plain(options: dict) -> dict:
+    """A target's options as TOML writes them: lists, not the tuples they are kept as."""
+    return {key: [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, tuple) else value
+            for key, value in options.items()}
 
 
 def fingerprint(config: Config) -> str:

@@ -17,8 +17,9 @@ def op_case(api, request):
     """Forward values, gradients (by the grader's own traversal) and probes of one op case."""
     iface = api["interface"]
     phase = "forward"
+    moved = []  # student nodes whose op attached its closure to an operand
     try:
-        nodes = build(iface, request["nodes"])
+        nodes = build(iface, request["nodes"], moved=moved)
         data = observe(nodes, "data")
         phase = "backward"
         for v in nodes:
@@ -33,7 +34,7 @@ def op_case(api, request):
         probes = [probe(iface, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
-    return {"data": data, "grads": grads, "probes": probes, "children": children}
+    return {"data": data, "grads": grads, "probes": probes, "children": children, "moved": moved}
 
 
 def backward_case(api, request):
