@@ -41,6 +41,13 @@ class MachineError(MicrogradeError):
     exit_status = EXIT_INTERNAL
 
 
+class MissingDependency(MicrogradeError):
+    """A module the course's targets need is not installed where micrograde runs (numpy, for tensor ops):
+    the grading machine's setup, never the submission's fault."""
+
+    exit_status = EXIT_INTERNAL
+
+
 class CheckFailed(MicrogradeError):
     """A check lost points (the pytest plugin's failure of a check's test item)."""
 

@@ -19,7 +19,7 @@ from grader.diagnosis.codes import UNUSABLE
 from grader.diagnosis.diagnose import diagnose
 from grader.diagnosis.findings import CheckResult, Diagnosis, Findings, TargetOutcome
 from grader.diagnosis.submission import read_load
-from grader.errors import InputError
+from grader.errors import InputError, MissingDependency
 from grader.exercise import config as course_config
 from grader.exercise.cases import Check
 from grader.exercise.config import Config
@@ -49,8 +49,16 @@ class Options:
     around: tuple[Path, ...] = ()
 
     def exercise(self) -> Exercise:
+        """The exercise to grade; ``MissingDependency`` if its targets need a module this machine lacks."""
         config = self.config or course_config.default()
-        return Exercise(config if self.timeout is None else config.with_time_limit(self.timeout))
+        exercise = Exercise(config if self.timeout is None else config.with_time_limit(self.timeout))
+        for module, targets in exercise.missing_modules().items():
+            kind = exercise.target(targets[0]).kind.name  # the extra that installs what a kind needs is its name
+            raise MissingDependency(
+                f"the {kind} targets ({', '.join(targets)}) need {module}, which is not installed where micrograde "
+                f"runs: install it with `python -m pip install {module}` (micrograde's {kind} extra has it: "
+                f"`python -m pip install 'micrograde[{kind}]'`)")
+        return exercise
 
 
 class TargetRun:

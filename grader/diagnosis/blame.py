@@ -34,6 +34,7 @@ from grader.diagnosis.syntax import (
     top_level,
     walks_children,
 )
+from grader.diagnosis.tensors import tensor_statement
 from grader.diagnosis.training import train_statement
 from grader.exercise import ops
 from grader.exercise.expr import operands
@@ -67,7 +68,8 @@ def written(submission: Submission, method: str) -> Written | None:
             if unit.tree is None or unit.cell != where.cell:
                 continue
             for node in walk(unit.tree):
-                if isinstance(node, Function) and node.name == method and node.lineno == where.line:
+                if isinstance(node, Function) and node.name == method.rpartition(".")[2] and \
+                        node.lineno == where.line:
                     return Written(node, where)
     return None
 
@@ -432,6 +434,8 @@ def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | Non
             node = train_statement(code, function.node, verdict)
         elif kind == "gradient":
             node = gradient_statement(code, function.node, verdict)
+        elif kind == "tensor":
+            node = tensor_statement(code, function.node, verdict)
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
         # Student code comes in every shape, and the verdicts from a child that is not
         # trusted: when they do not fit the reading above, the ``def`` is still true.

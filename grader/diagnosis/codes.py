@@ -175,6 +175,33 @@ CODES: dict[str, Code] = {code.name: code for code in (
               'point: the numbers are constants, not a function of the inputs.',
          concept='A gradient is a function of the point: compute each partial derivative from the inputs, as a '
                  'formula of them.'),
+    Code('wrong-shape', 'a tensor op',
+         meaning='the result has the wrong shape (an axis kept or lost, shapes not broadcast, a product of the wrong '
+                 'sides): the message names both shapes',
+         what='{method} returns a result of the wrong shape.',
+         concept="A result's shape follows from its operands': broadcasting lines shapes up from the right and "
+                 'stretches sizes of 1, a reduction along an axis removes that axis, a matrix product of (n, k) '
+                 'and (k, m) is (n, m), and reshape keeps every entry in order.'),
+    Code('detached-result', 'a tensor op',
+         meaning="the result's entries have the right values but are new Values made from `.data` (or plain "
+                 'numbers), so no gradient reaches the operands',
+         what="{method} returns entries with the right values, but they are not computed from the operands' Values, "
+              'so no gradient reaches the operands.',
+         concept="A tensor op builds its result from the operands' Values with Value operations (or keeps the very "
+                 'same Values, as reshape does): the graph they make is the only way back for the gradient.'),
+    Code('wrong-element', 'tensor max',
+         meaning='`max` returns the right values but passes the gradient to an entry that is not the largest',
+         what='{method} returns the largest values, but passes the gradient to another entry than the one it picked.',
+         concept='The maximum is the chosen entry itself: only that entry gets the gradient, every other entry '
+                 'of its row gets none.'),
+    Code('broadcast-not-summed', 'a tensor op',
+         meaning='gradients are right for operands of one shape, wrong where one is broadcast: its entries do not '
+                 'get the sum of the gradients of every place they were used',
+         what='{method} gets gradients right when the operands have one shape, but an operand it broadcasts does '
+              'not get the gradient of every place its entries were used.',
+         concept='An entry broadcast along an axis is used once at every position of that axis: its gradient is '
+                 'the sum over all of them (the same Value used each time adds them up by itself; copies of it '
+                 'do not pass anything back).'),
     Code('load-error', 'submission',
          meaning='the submission cannot be read or run (syntax error, with the Python version it needs when that '
                  'is the cause; exception at import)',

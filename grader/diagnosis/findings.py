@@ -35,8 +35,11 @@ def tidy(x: object) -> object:
 
 
 def fmt(x: object) -> str:
-    """A number as a message shows it (nine significant digits at most), anything else as text."""
+    """A number as a message shows it (nine significant digits at most), a list of them (a tensor's entries)
+    as nested brackets of such numbers, anything else as text."""
     x = tidy(x)
+    if isinstance(x, list):
+        return "[" + ", ".join(fmt(v) for v in x) + "]"
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 

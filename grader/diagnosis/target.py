@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.diagnosis import blame, equality, feedback, gradients, rules, training
+from grader.diagnosis import blame, equality, feedback, gradients, rules, tensors, training
 from grader.diagnosis.findings import Diagnosis
 from grader.exercise import ops
 from grader.exercise.cases import Case, TrainCase
@@ -53,6 +53,11 @@ def gradient_target_codes(target: Target, verdicts: list[Verdict], function: bla
     return gradients.gradient_codes(verdicts)
 
 
+def tensor_target_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None) -> dict[str, Verdict]:
+    """A tensor op's codes: how its failing cases' shapes, operands and links differ from the passing ones'."""
+    return tensors.tensor_codes(verdicts)
+
+
 # The rules of each kind of target (``grader.exercise.kinds``): its verdicts, and the function as written,
 # to the codes they show, each with the smallest verdict that shows it.
 RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[str, Verdict]]] = {
@@ -60,6 +65,7 @@ RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[st
     "backward": backward_codes,
     "train": train_codes,
     "gradient": gradient_target_codes,
+    "tensor": tensor_target_codes,
 }
 
 
@@ -90,15 +96,19 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
     focus = target.kind.focus
     diagnoses = []
     for code, v, detail in found:
-        where = blame.blame(code, target.kind.name, target.name, method, v, submission,
+        # A tensor target that grades another op too (mul with rmul) names the failing case's own method.
+        shown = tensors.case_method(method, v) if target.kind.name == "tensor" else method
+        where = blame.blame(code, target.kind.name, target.name, shown, v, submission,
                             reflected_method(target.name))
         note = ""
-        if code == "wrong-local-grad" and function is not None and (
+        if target.kind.name == "tensor":
+            note = tensors.note(code, v)
+        elif code == "wrong-local-grad" and function is not None and (
                 operand := blame.unreached_operand(function.node, v, target.name)) is not None:
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
         elif target.kind.name == "gradient":
             note = gradients.note(code, v)
-        words = feedback.message(code, target.name, v, focus, detail, note, method=method)
+        words = feedback.message(code, target.name, v, focus, detail, note, method=shown)
         diagnoses.append(Diagnosis(code, target.name, words, where,
                                    feedback.counterexample(v, focus) if v is not None else None))
     return diagnoses

@@ -47,9 +47,11 @@ def as_toml(tables: dict, heading: str) -> str:
     return f"# {heading}\n" + "\n".join(blocks)
 
 
-def toml_value(value: str | int | float | list) -> str:
-    """A string, a number or a list of strings as TOML reads it back (an exponent without Python's leading
-    zero: ``1e-6``)."""
+def toml_value(value: str | int | float | bool | list) -> str:
+    """A string, a number, a truth value or a list of strings or numbers as TOML reads it back (an exponent
+    without Python's leading zero: ``1e-6``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, (str, list)):
         return json.dumps(value)  # a TOML basic string (and an array of them) is written as JSON writes it
     mantissa, e, exponent = repr(value).partition("e")
@@ -245,9 +247,21 @@ def option(table: dict, spec: Option, key: str) -> object:
     if spec.type == "points" and isinstance(value, list) and value and all(
             isinstance(p, list) and p and all(_finite(x) for x in p) for p in value):
         return tuple(tuple(float(x) for x in p) for p in value)
+    if spec.type == "choice" and value in spec.choices:
+        return value
+    if spec.type == "choices" and isinstance(value, list) and value and all(v in spec.choices for v in value) and \
+            len(set(value)) == len(value):
+        return tuple(value)
+    if spec.type == "flag" and isinstance(value, bool):
+        return value
+    if spec.type == "counts" and isinstance(value, list) and value and all(
+            type(n) is int and 1 <= n <= 3 for n in value) and len(set(value)) == len(value):
+        return tuple(sorted(value))
+    one_of = ", ".join(spec.choices)
     expected = {"name": "a Python name", "names": "a list of distinct Python names",
                 "formula": "a formula of the inputs, as a string", "points": "a list of points, each a list of "
-                "numbers"}[spec.type]
+                "numbers", "choice": f"one of {one_of}", "choices": f"a list of distinct ones of {one_of}",
+                "flag": "true or false", "counts": "a list of distinct whole numbers from 1 to 3"}[spec.type]
     raise ConfigError(f"{key} {spec.key}: expected {expected} ({spec.doc}), got {value!r}")
 
 

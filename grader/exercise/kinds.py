@@ -27,8 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.exercise import gradients, ops
+from grader.exercise import gradients, ops, tensorcases
 from grader.exercise.cases import Check, checks_for
+from grader.exercise.tensors import TENSOR_OPS
 
 
 @dataclass(frozen=True)
@@ -71,12 +72,14 @@ NODES = frozenset({"value-equality", "computed-grad"})
 class Option:
     """A key a course sets for a target of a kind: ``name`` (a Python name), ``names`` (a list of them),
     ``formula`` (a function of the ``inputs`` option, ``grader.exercise.formula``), ``points`` (a list of
-    points, each a list of numbers, one per input)."""
+    points, each a list of numbers, one per input), ``choice`` (one of ``choices``), ``choices`` (a list of
+    them), ``flag`` (true or false), ``counts`` (a list of whole numbers from 1 to 3)."""
 
     key: str
     type: str
     required: bool = True
     doc: str = ""
+    choices: tuple[str, ...] = ()  # what a ``choice`` or ``choices`` option may be
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,10 @@ class Kind:
     options: tuple[Option, ...] = ()  # what a course configures for a target of this kind
     part: tuple[str, str] | None = None  # (option, what): the option that names the part it grades, and what it is
     summary: str = ""  # what a target of this kind grades, for the staff docs and errors
+    # What the learner writes for a target of this kind, as messages name it (``Tensor.__mul__``), from its
+    # options; None: the part it grades (a function's name, the target's for another part).
+    written: Callable[[dict], str] | None = None
+    modules: tuple[str, ...] = ()  # what must be installed where micrograde runs to grade a target of this kind
 
     def role_of(self, options: dict) -> Role:
         """The part of the submission a target of this kind with ``options`` grades."""
@@ -126,6 +133,26 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("at", "points", required=False, doc="the points where the course's own notebook checks it"),
     ), part=("function", "function"), summary="a function that returns the gradient of the course's function, "
                                                "derived by hand"),
+    Kind("tensor", None, PLAIN, "tensor", "both", ANY | NODES | {
+        "wrong-shape", "wrong-forward", "detached-result", "wrong-element", "broadcast-not-summed", "grad-overwrite",
+        "wrong-local-grad"}, tensorcases.checks, options=(
+        Option("class", "name", doc="the course's tensor class, whose entries are Values of the [scaffold] class"),
+        Option("op", "choice", doc="the op graded", choices=tuple(TENSOR_OPS)),
+        Option("method", "name", required=False, doc="the method the learner writes for it, where the course names "
+                                                     "it otherwise (dot: matmul)"),
+        Option("also", "choices", required=False, doc="other ops graded in the same target (mul: rmul)",
+               choices=tuple(TENSOR_OPS)),
+        Option("broadcasting", "flag", required=False, doc="whether two-operand ops are checked on shapes that "
+                                                           "broadcast (default true)"),
+        Option("axis", "flag", required=False, doc="whether sum, max and argmax are checked along an axis "
+                                                   "(default true)"),
+        Option("dims", "counts", required=False, doc="the numbers of axes the course's tensors have (default [1, 2])"),
+        Option("entries", "choice", required=False, doc='what the tensor class is given to make a tensor: "values" '
+                                                        '(Values of the class, the default) or "numbers"',
+               choices=("values", "numbers")),
+    ), part=("class", "class"), summary="an op of the course's tensor class, whose entries are Values",
+        written=lambda options: f"{options['class']}.{options.get('method', TENSOR_OPS[options['op']].method)}",
+        modules=("numpy",)),
 )}
 
 # The targets that are not ops, by the kind of each (an op's kind is "op").

@@ -88,7 +88,10 @@ class Exercise:
         the course gives it), ``gradf``."""
         if target in ops.OPS:
             return ops.OPS[target].method
-        role = self.target(target).role
+        graded = self.target(target)
+        if graded.kind.written is not None:
+            return graded.kind.written(graded.settings)
+        role = graded.role
         return self.config.name_of(role) if role.what == "function" else target
 
 
@@ -101,6 +104,19 @@ class Exercise:
     def lanes(self) -> tuple[Lane, ...]:
         """The children a grade of this exercise needs, in the order of their first target."""
         return tuple(dict.fromkeys(t.kind.lane for t in self.targets))
+
+    def missing_modules(self) -> dict[str, list[str]]:
+        """What the targets' kinds need that is not installed where micrograde runs: each module, with the
+        targets that need it (found without importing it)."""
+        needed: dict[str, list[str]] = {}
+        for t in self.targets:
+            for module in t.kind.modules:
+                needed.setdefault(module, []).append(t.name)
+        if not needed:
+            return {}
+        import importlib.util
+
+        return {module: names for module, names in needed.items() if importlib.util.find_spec(module) is None}
 
     def time_budget(self) -> float:
         """Wall-clock seconds all the work of one grade is given: loading, then every target in turn."""

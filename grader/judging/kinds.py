@@ -18,9 +18,11 @@ from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRA
 from grader.exercise.gradients import PointCase, formula_of
 from grader.exercise.kinds import KINDS
 from grader.exercise.targets import Target
+from grader.exercise.tensors import TensorCase
 from grader.judging.gradients import judge_gradient
 from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train
 from grader.judging.plan import plan_backward, plan_op
+from grader.judging.tensors import judge_tensor, tensor_request
 
 # What planning a case, or judging a reply the child sent, may raise: the case fails as unreadable.
 UNREADABLE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
@@ -70,9 +72,15 @@ def prepare_gradient(case: PointCase, target: Target, check: Check | None, toler
     return Prepared(request, lambda reply: judge_gradient(case, reply, formula, tolerance), (tolerance,))
 
 
-PREPARE: dict[str, Callable[[Case | TrainCase | PointCase, Target, Check | None, Tolerance], Prepared]] = {
+def prepare_tensor(case: TensorCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = tensor_request(case, target.role.key, target.settings.get("entries", "values"))
+    return Prepared(request, lambda reply: judge_tensor(case, reply, tolerance), (tolerance,))
+
+
+PREPARE: dict[str, Callable[[Case | TrainCase | PointCase | TensorCase, Target, Check | None, Tolerance], Prepared]] = {
     "op": prepare_op,
     "backward": prepare_backward,
     "train": prepare_train,
     "gradient": prepare_gradient,
+    "tensor": prepare_tensor,
 }

@@ -31,13 +31,14 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
     scores = report.target_scores()
     total, maximum = report.shown_totals()
     lines = [*paragraph(f"micrograde: {report.submission}"), ""]
-    lines.append(f"  {'target':<12}{'score':^15}   checks")  # over `{score:>6g} / {max:<6g}`
+    names = max([12, *(len(target) + 1 for target in scores)])  # a course's long target names keep the columns
+    lines.append(f"  {'target':<{names}}{'score':^15}   checks")  # over `{score:>6g} / {max:<6g}`
     for target, (score, max_score) in scores.items():
         checks = [c for c in shown if c.target == target]
         marks = " ".join(paint(STATUS_MARK[c.status], COLOURS[STATUS_MARK[c.status]]) + ("*" if c.hidden else "")
                          for c in checks)
-        lines.append(f"  {target:<12}{score:>6g} / {max_score:<6g}   {marks}")
-    lines.append(f"  {'total':<12}{total:>6g} / {maximum:<6g}")
+        lines.append(f"  {target:<{names}}{score:>6g} / {max_score:<6g}   {marks}")
+    lines.append(f"  {'total':<{names}}{total:>6g} / {maximum:<6g}")
     if any(c.hidden for c in shown):
         lines += paragraph("  * hidden until the course releases it: it counts in the score"
                            + (", and why it failed is shown on release" if report.audience == "student" else ""))

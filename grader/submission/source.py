@@ -118,22 +118,25 @@ class Submission:
     names: dict[Role, str] = field(default_factory=lambda: {role: role.key for role in ROLES})
 
     def location(self, method: str) -> Location | None:
-        """Where the student wrote the graded method (or a graded function, such as the training one) ``method``."""
+        """Where the student wrote the graded method (or a graded function, such as the training one) ``method``:
+        a method of the value class, or of another class the course names (``Tensor.__mul__``)."""
         for role, name in self.names.items():
             if role.what == "function" and method == name:
                 source = self.providers.get(role)
                 return source.defines(method) if source else None
-        source = self.providers.get(VALUE)
+        owner, _, method = method.rpartition(".")
+        role = next((r for r, name in self.names.items() if r.what == "class" and name == owner), VALUE)
+        source = self.providers.get(role)
         if source is None:
             return None
         location = None
         for unit in source.units:
             for node in unit.tree.body if unit.tree else ():
-                if is_definition(node, self.names[VALUE]) and isinstance(node, ast.ClassDef):
+                if is_definition(node, self.names[role]) and isinstance(node, ast.ClassDef):
                     for item in node.body:
                         if isinstance(item, ast.FunctionDef) and item.name == method:
                             location = Location(source.display, item.lineno, unit.cell)
-        return location or source.defines(self.names[VALUE])
+        return location or source.defines(self.names[role])
 
     def local_modules(self) -> set[str]:
         """Top-level names the submission's own files provide (see ``own_module_names``)."""

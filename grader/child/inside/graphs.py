@@ -116,7 +116,16 @@ def propagate(iface, root, nodes):
         at = position.get(address(v))  # a node of the expression has a place of its own: no tie to break
         return (at, "") if at is not None else (len(nodes), repr(stored_or_none(v, "data")))
 
-    topo, seen, stack = [], set(), [(root, False)]
+    topo = topological(iface, [root], key)
+    setattr(root, iface.grad, 1.0)
+    run_closures(iface, topo)
+
+
+def topological(iface, roots, key=None, limit=None):
+    """Every node reachable from ``roots`` through its operands, each after all of its operands and once
+    (a cycle is cut where it closes); ``key`` orders each node's operands, and past ``limit`` nodes the
+    walk stops with ``SubmissionError``. A stack, never a recursion: a graph may be of any depth."""
+    topo, seen, stack = [], set(), [(root, False) for root in reversed(roots)]
     while stack:
         v, expanded = stack.pop()
         if expanded:
@@ -126,13 +135,20 @@ def propagate(iface, root, nodes):
         if at in seen:
             continue
         seen.add(at)
+        if limit is not None and len(seen) > limit:
+            raise SubmissionError(f"the result's graph has more than {limit} nodes")
         stack.append((v, True))
         children = iface.children(v)  # a fresh list
-        children.sort(key=key, reverse=True)
+        if key is not None:
+            children.sort(key=key, reverse=True)
         for child in children:
             if address(child) not in seen:
                 stack.append((child, False))
-    setattr(root, iface.grad, 1.0)
+    return topo
+
+
+def run_closures(iface, topo):
+    """Every node's own closure, from the last node of ``topo`` back to the first."""
     for v in reversed(topo):
         step = iface.step(v)
         if step is not None:  # a leaf may have no closure at all
