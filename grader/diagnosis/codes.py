@@ -182,6 +182,13 @@ CODES: dict[str, Code] = {code.name: code for code in (
          concept="A result's shape follows from its operands': broadcasting lines shapes up from the right and "
                  'stretches sizes of 1, a reduction along an axis removes that axis, a matrix product of (n, k) '
                  'and (k, m) is (n, m), and reshape keeps every entry in order.'),
+    Code('wrong-grad-shape', 'a tensor op',
+         meaning="an operand's own gradient (a Tensor that keeps one) does not have the operand's shape: the message "
+                 'names both shapes',
+         what="{method} gives an operand a gradient whose shape is not the operand's.",
+         concept='A gradient has the shape of what it is the gradient of: each entry of an operand gets one number, '
+                 "so what was spread over more entries (a broadcast, a reduction's result, a matrix product) is "
+                 "brought back to the operand's shape."),
     Code('detached-result', 'a tensor op',
          meaning="the result's entries have the right values but are new Values made from `.data` (or plain "
                  'numbers), so no gradient reaches the operands',

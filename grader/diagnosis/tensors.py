@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from grader.diagnosis.rules import smallest, unusable_and_errors
-from grader.diagnosis.syntax import Function, attribute_target, calls
+from grader.diagnosis.syntax import Function, attribute_target, calls, owner, parameter
 from grader.exercise.tensors import TensorCase, shape_text
 from grader.judging.judge import Verdict, close
 from grader.submission.tree import walk
@@ -31,12 +31,22 @@ def wrong_leaves(verdict: Verdict) -> list[str]:
     return [name for name, want in verdict.expected.items() if not close(verdict.actual.get(name), want)]
 
 
-def on_broadcast(verdict: Verdict) -> bool:
-    """Whether every wrong gradient of ``verdict`` is of an operand that the case broadcasts."""
+def misshapen(verdict: Verdict) -> dict[str, str]:
+    """The operands whose own gradient is not of their shape, with the shape it has (``none``: no gradient)."""
+    return dict(f.split(":")[1:] for f in sorted(verdict.faults) if f.startswith("grad-shape:"))
+
+
+def wrong_tensors(verdict: Verdict) -> set[str]:
+    """The operands ``verdict`` got a wrong gradient of: of the wrong shape, or wrong in an entry."""
     case: TensorCase = verdict.case
     wrong = set(wrong_leaves(verdict))
-    broadcast = {case.names[i] for t in case.tensors if t.name in case.broadcast for i in t.leaves}
-    return bool(wrong) and wrong <= broadcast
+    return set(misshapen(verdict)) | {t.name for t in case.tensors if any(case.names[i] in wrong for i in t.leaves)}
+
+
+def on_broadcast(verdict: Verdict) -> bool:
+    """Whether every wrong gradient of ``verdict`` is of an operand that the case broadcasts."""
+    wrong = wrong_tensors(verdict)
+    return bool(wrong) and wrong <= verdict.case.broadcast
 
 
 def tensor_codes(verdicts: list[Verdict]) -> dict[str, Verdict]:
@@ -57,7 +67,9 @@ def tensor_codes(verdicts: list[Verdict]) -> dict[str, Verdict]:
     if all(v.case.broadcast for v in wrong) and any(not v.case.broadcast for v in right) and \
             on_broadcast(smallest(wrong)):
         return {"broadcast-not-summed": smallest(wrong)}
-    for code, fault in (("detached-result", "detached"), ("wrong-element", "elsewhere")):
+    if found := [v for v in wrong if misshapen(v)]:
+        return {"wrong-grad-shape": smallest(found)}
+    for code, fault in (("detached-result", "detached"), ("wrong-element", "elsewhere"), ("missing-child", "unlisted")):
         found = [v for v in wrong if fault in v.faults]
         if found:
             return {code: smallest(found)}
@@ -98,8 +110,18 @@ def note(code: str, verdict: Verdict | None) -> str:
         return f"The backward pass from the result never reaches {' or '.join(lost)}." if lost else ""
     if code == "broadcast-not-summed":
         stretched = [t for t in case.tensors if t.name in case.broadcast]
-        return " ".join(f"{t.name} of shape {shape_text(t.shape)} is broadcast to {shape_text(case.result_shape)}."
+        found = misshapen(verdict)
+        return " ".join(f"{t.name} of shape {shape_text(t.shape)} is broadcast to {shape_text(case.result_shape)}"
+                        + (f"; its gradient has shape {found[t.name]}." if t.name in found else ".")
                         for t in stretched)
+    if code == "wrong-grad-shape":
+        return " ".join(f"{t.name} of shape {shape_text(t.shape)} gets " + (
+            "no gradient array." if shape == "none" else f"a gradient of shape {shape}.")
+            for t in case.tensors for name, shape in misshapen(verdict).items() if name == t.name)
+    if code == "missing-child":
+        lost = [f.partition(":")[2] for f in sorted(verdict.faults) if f.startswith("lost:")]
+        return (f"Its gradients are right here, but the result does not hold {' or '.join(lost)} among its "
+                "operands." if lost else "")
     if code == "wrong-element":
         wrong = [name for name in wrong_leaves(verdict) if verdict.expected[name] == 0]
         return f"{wrong[0]} is not the largest entry, yet gets a gradient." if wrong else ""
@@ -132,6 +154,19 @@ def gradient_updates(function: Function, overwrites: bool) -> list[ast.stmt]:
     return sorted(found, key=lambda n: n.lineno)
 
 
+def of_wrong_operands(function: Function, updates: list[ast.stmt], verdict: Verdict | None) -> list[ast.stmt]:
+    """``updates`` with those of the operands ``verdict`` got a wrong gradient of first: the method's parameter
+    for each (its receiver, ``self``, is the first tensor of the call; the others follow in order)."""
+    if verdict is None or not isinstance(verdict.case, TensorCase):
+        return updates
+    case = verdict.case
+    tensors = [x for x in case.operands if isinstance(x, str)]
+    order = [tensors[0], *(x for x in case.operands if x is not tensors[0])] if tensors else []
+    wanted = {parameter(function, order.index(name)) for name in wrong_tensors(verdict) if name in order}
+    first = [u for u in updates if owner(attribute_target(u, "grad")) in wanted]
+    return first + [u for u in updates if u not in first]
+
+
 def unlinking(function: Function) -> list[ast.stmt]:
     """Statements that make entries from numbers: read a ``.data``, or call ``float``, ``copy`` or ``deepcopy``."""
     found = []
@@ -155,10 +190,14 @@ def tensor_statement(code: str, function: Function, verdict: Verdict | None) -> 
     back = returns[0] if isinstance(case, TensorCase) and case.axis is None else returns[-1]
     if code == "grad-overwrite":
         return next(iter(gradient_updates(function, True)), back)
-    if code in ("wrong-local-grad", "wrong-element"):
-        return next(iter(gradient_updates(function, False)), back)
+    if code in ("wrong-local-grad", "wrong-element", "wrong-grad-shape"):
+        return next(iter(of_wrong_operands(function, gradient_updates(function, False), verdict)), back)
     if code == "broadcast-not-summed":
-        return next(iter([*gradient_updates(function, False), *unlinking(function)]), back)
+        updates = of_wrong_operands(function, gradient_updates(function, False), verdict)
+        return next(iter([*updates, *unlinking(function)]), back)
     if code == "detached-result":
         return next(iter(unlinking(function)), back)
+    if code == "missing-child":  # where the result is made: its operands belong there
+        made = [n for n in walk(function) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)]
+        return min(made, key=lambda n: n.lineno) if made else back
     return back

@@ -134,8 +134,8 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     ), part=("function", "function"), summary="a function that returns the gradient of the course's function, "
                                                "derived by hand"),
     Kind("tensor", None, PLAIN, "tensor", "both", ANY | NODES | {
-        "wrong-shape", "wrong-forward", "detached-result", "wrong-element", "broadcast-not-summed", "grad-overwrite",
-        "wrong-local-grad"}, tensorcases.checks, options=(
+        "wrong-shape", "wrong-forward", "wrong-grad-shape", "detached-result", "wrong-element", "broadcast-not-summed",
+        "missing-child", "grad-overwrite", "wrong-local-grad"}, tensorcases.checks, options=(
         Option("class", "name", doc="the course's tensor class, whose entries are Values of the [scaffold] class"),
         Option("op", "choice", doc="the op graded", choices=tuple(TENSOR_OPS)),
         Option("method", "name", required=False, doc="the method the learner writes for it, where the course names "
@@ -150,6 +150,10 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("entries", "choice", required=False, doc='what the tensor class is given to make a tensor: "values" '
                                                         '(Values of the class, the default) or "numbers"',
                choices=("values", "numbers")),
+        Option("gradients", "choice", required=False, doc='where gradients live: "entries" (each entry is a Value '
+                                                          'with its own, the default) or "tensor" (the tensor holds '
+                                                          'numbers and its own gradient array, as .grad)',
+               choices=("entries", "tensor")),
     ), part=("class", "class"), summary="an op of the course's tensor class, whose entries are Values",
         written=lambda options: f"{options['class']}.{options.get('method', TENSOR_OPS[options['op']].method)}",
         modules=("numpy",)),

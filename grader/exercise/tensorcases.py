@@ -223,6 +223,11 @@ def build(op: str, method: str, order: int, planned: Plan, rng: random.Random) -
     return case
 
 
+def values_given(options: dict) -> bool:
+    """Whether the course's Tensor is made from Values (one Value can then be held twice), not from numbers."""
+    return options.get("gradients", "entries") == "entries" and options.get("entries", "values") == "values"
+
+
 def checks(name: str, options: dict) -> list[Check]:
     """The checks of the tensor target ``name``: those of its op, then of each op it grades ``also``
     (named ``<op>-<check>``); a Value held twice only where the course's tensors are given Values."""
@@ -237,7 +242,7 @@ def made_checks(name: str, settings: tuple) -> tuple[Check, ...]:
     for order, op in enumerate(ops):
         method = options.get("method", TENSOR_OPS[op].method) if order == 0 else TENSOR_OPS[op].method
         for check, title, planned in plans(op, options, random.Random(f"{name}:{op}")):
-            if check == "repeated" and options.get("entries", "values") != "values":
+            if check == "repeated" and values_given(options) is False:
                 continue
             rng = random.Random(f"{name}:{op}:{check}")
             focus = "data" if TENSOR_OPS[op].family == "index" else "both"

@@ -18,6 +18,7 @@ from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRA
 from grader.exercise.gradients import PointCase, formula_of
 from grader.exercise.kinds import KINDS
 from grader.exercise.targets import Target
+from grader.exercise.tensorcases import values_given
 from grader.exercise.tensors import TensorCase
 from grader.judging.gradients import judge_gradient
 from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train
@@ -73,7 +74,8 @@ def prepare_gradient(case: PointCase, target: Target, check: Check | None, toler
 
 
 def prepare_tensor(case: TensorCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
-    request = tensor_request(case, target.role.key, target.settings.get("entries", "values"))
+    settings = target.settings
+    request = tensor_request(case, target.role.key, values_given(settings), settings.get("gradients", "entries"))
     return Prepared(request, lambda reply: judge_tensor(case, reply, tolerance), (tolerance,))
 
 

@@ -4,13 +4,14 @@ The child builds the case's tensors from the learner's Values, calls the op,
 gives each entry of the result its gradient ``g`` and runs the grader's own
 backward pass; it sends back the result's shape and entries, every leaf's
 gradient, which leaves the backward pass reached, and the result's entries at
-leaves moved a small step along two directions. Here the expected result is the
-reference engine's, applied to the same leaves entry by entry (which entries of
-the operands make each entry of the result is ``grader.exercise.shapes``); the
-gradients are checked against its backward pass, and against the difference
-quotient of the learner's own forward pass along each direction (a directional
-derivative: the gradients dotted with the direction), which costs four forward
-passes however many entries a case has.
+leaves moved a small step each way along one direction. Here the expected result
+is the reference engine's, applied to the same leaves entry by entry (which
+entries of the operands make each entry of the result is
+``grader.exercise.shapes``); the gradients are checked against its backward pass,
+and against the difference quotient of the learner's own forward pass along that
+direction (a directional derivative: the gradients dotted with the direction,
+which a wrong gradient meets only by a coincidence of measure zero), which costs
+two forward passes however many entries a case has.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from grader.exercise import shapes
-from grader.exercise.tensors import Operand, TensorCase, call_of, nested, size_of
+from grader.exercise.tensors import Operand, TensorCase, call_of, nested, shape_text, size_of
 from grader.judging.judge import Tolerance, Verdict, close, received_error, shown, valid_list
 from reference.engine import Value
 
@@ -30,10 +31,9 @@ MAX_DIMS = 8  # a shape a reply may give: more axes than any result has
 MAX_ENTRIES = 4096  # entries of a result a reply may give (the child stops long before)
 
 
-def directions(count: int) -> tuple[tuple[float, ...], ...]:
-    """Two directions to move ``count`` leaves in, neither one zero in any leaf, nor a multiple of the other."""
-    return (tuple(0.7 + 0.45 * (k % 5) - 1.3 * (k % 2) for k in range(count)),
-            tuple(-1.1 + 0.6 * (k % 4) + 0.25 * (k % 3) for k in range(count)))
+def direction(count: int) -> tuple[float, ...]:
+    """The direction ``count`` leaves are moved in: no leaf still, few moved alike (a period of ten)."""
+    return tuple(0.7 + 0.45 * (k % 5) - 1.3 * (k % 2) for k in range(count))
 
 
 @dataclass(frozen=True)
@@ -124,21 +124,22 @@ def layout(operand: Operand) -> object:
 
 
 @functools.lru_cache(maxsize=4096)
-def tensor_request(case: TensorCase, needs: str, entries: str) -> dict:
+def tensor_request(case: TensorCase, needs: str, values: bool, gradients: str) -> dict:
     """The child's request for ``case`` (made once a process): build the tensors of class ``needs`` from
-    Values (``entries`` "values") or plain numbers ("numbers"), call the op, backpropagate ``seed`` from
-    the result, and call it again at each probe's leaves."""
+    Values (``values``) or plain numbers, call the op, backpropagate ``seed`` from the result (through its
+    entries' closures, or with ``gradients`` "tensor" the Tensors'), and call it again at each probe's leaves."""
     names = [t.name for t in case.tensors]
     leaves = list(case.leaves)
-    request = {"kind": "tensor", "needs": needs, "entries": entries, "leaves": leaves,
+    request = {"kind": "tensor", "needs": needs, "entries": "values" if values else "numbers",
+               "gradients": gradients, "leaves": leaves,
                "tensors": [layout(t) for t in case.tensors],
                "operands": [["tensor", names.index(x)] if isinstance(x, str) else ["number", x] for x in case.operands],
                "method": case.method, "call": call_of(case.method), "args": list(case.sizes),
                "kwargs": {"axis": case.axis} if case.axis is not None else {}, "seed": [], "probes": []}
     if case.backward:
         request["seed"] = list(case.seed_of(size_of(expected(case).shape)))
-        request["probes"] = [[x + sign * STEP * d for x, d in zip(leaves, direction)]
-                             for direction in directions(len(leaves)) for sign in (1, -1)]
+        request["probes"] = [[x + sign * STEP * d for x, d in zip(leaves, direction(len(leaves)))]
+                             for sign in (1, -1)]
     return request
 
 
@@ -154,20 +155,26 @@ def read_shape(found: object) -> tuple[int, ...]:
 
 
 def agrees(case: TensorCase, want: Expected, grads: list, probes: object, tolerance: Tolerance) -> bool:
-    """Whether the gradients, dotted with each direction, are the difference quotient of the learner's own
+    """Whether the gradients, dotted with the direction, are the difference quotient of the learner's own
     forward pass along it (the loss weighted by the case's gradients ``g``)."""
     count = len(want.data)
-    if not (valid_list(probes, 4) and all(valid_list(p, count) and all(isinstance(x, float) for x in p)
+    if not (valid_list(probes, 2) and all(valid_list(p, count) and all(isinstance(x, float) for x in p)
                                           for p in probes)) or not all(isinstance(g, float) for g in grads):
         return False
-    weights = case.seed_of(count)
-    for k, direction in enumerate(directions(len(case.leaves))):
-        up, down = probes[2 * k], probes[2 * k + 1]
-        slope = sum(w * (u - d) for w, u, d in zip(weights, up, down)) / (2 * STEP)
-        along = [g * d for g, d in zip(grads, direction)]
-        if abs(slope - sum(along)) > tolerance.finite_difference * max(1.0, sum(map(abs, along)), abs(slope)):
-            return False
-    return True
+    up, down = probes
+    slope = sum(w * (u - d) for w, u, d in zip(case.seed_of(count), up, down)) / (2 * STEP)
+    along = [g * d for g, d in zip(grads, direction(len(case.leaves)))]
+    return abs(slope - sum(along)) <= tolerance.finite_difference * max(1.0, sum(map(abs, along)), abs(slope))
+
+
+def unreached(case: TensorCase, want: Expected, reply: dict) -> tuple[list[str], list[str]]:
+    """The operands that get a gradient, and those of them no backward pass through the result's graph reaches
+    (none where the reply cannot tell)."""
+    needed = [t.name for t in case.tensors if any(want.grads[i] for i in t.leaves)]
+    reached = reply.get("reached")
+    if not (valid_list(reached, len(case.leaves)) and all(isinstance(r, bool) for r in reached)):
+        return needed, []
+    return needed, [name for name in needed if not any(reached[i] for i in case.tensor(name).leaves)]
 
 
 def unlinked(case: TensorCase, want: Expected, grads: list, reply: dict) -> set[str]:
@@ -177,15 +184,25 @@ def unlinked(case: TensorCase, want: Expected, grads: list, reply: dict) -> set[
     faults = set()
     if reply.get("numbers"):
         faults.update(("numbers", "detached"))
-    reached = reply.get("reached")
-    if valid_list(reached, len(case.leaves)) and all(isinstance(r, bool) for r in reached):
-        needed = [t for t in case.tensors if any(want.grads[i] for i in t.leaves)]
-        lost = [t.name for t in needed if not any(reached[i] for i in t.leaves)]
-        faults.update(f"lost:{name}" for name in lost)
-        if lost and len(lost) == len(needed):
-            faults.add("detached")
+    needed, lost = unreached(case, want, reply)
+    faults.update(f"lost:{name}" for name in lost)
+    if lost and len(lost) == len(needed):
+        faults.add("detached")
     if case.op == "max" and any(isinstance(g, float) and g != 0.0 and w == 0.0 for g, w in zip(grads, want.grads)):
         faults.add("elsewhere")
+    return faults
+
+
+def gradient_shapes(case: TensorCase, found: object) -> set[str]:
+    """For a Tensor with its own gradient, each operand whose gradient is not of its shape
+    (``grad-shape:b:(2, 3)``, or ``none`` where it has no gradient at all)."""
+    if not valid_list(found, len(case.tensors)):
+        raise ValueError("not one gradient shape per tensor")
+    faults = set()
+    for tensor, shape in zip(case.tensors, found):
+        shape = None if shape is None else read_shape(shape)
+        if shape != tensor.shape:
+            faults.add(f"grad-shape:{tensor.name}:{'none' if shape is None else shape_text(shape)}")
     return faults
 
 
@@ -211,7 +228,19 @@ def judge_tensor(case: TensorCase, reply: dict, tolerance: Tolerance) -> Verdict
     verdict.expected = dict(zip(case.names, want.grads))
     verdict.actual = {name: shown(g) for name, g in zip(case.names, grads)}
     verdict.grads_ok = all(close(g, w, tolerance.reference) for g, w in zip(grads, want.grads))
-    verdict.fd_ok = verdict.forward_ok and agrees(case, want, grads, reply.get("probes"), tolerance)
+    verdict.fd_ok = shape == want.shape and agrees(case, want, grads, reply.get("probes"), tolerance)
+    misshapen = gradient_shapes(case, reply["grad_shapes"]) if "grad_shapes" in reply else set()
+    for fault in misshapen:  # a Tensor's own gradient of another shape than the Tensor's: none of it is right
+        _, name, found = fault.split(":")
+        verdict.actual.update({case.names[i]: f"<in a gradient of shape {found}>" for i in case.tensor(name).leaves})
+        verdict.grads_ok = False
+    verdict.faults |= misshapen
     if verdict.forward_ok and not verdict.grads_ok:
         verdict.faults |= unlinked(case, want, grads, reply)
+    elif verdict.forward_ok and (lost := unreached(case, want, reply)[1]):
+        # Right gradients from a closure that writes to an operand the result does not list among its own:
+        # a backward pass through a longer graph never reaches that operand, nor anything below it.
+        verdict.grads_ok = False
+        verdict.faults |= {"unlisted", *(f"lost:{name}" for name in lost)}
+        verdict.actual.update({case.names[i]: "<not reached>" for name in lost for i in case.tensor(name).leaves})
     return verdict

@@ -33,10 +33,13 @@ def methods(cls: ast.ClassDef) -> list[ast.FunctionDef]:
     return [item for item in cls.body if isinstance(item, ast.FunctionDef)]
 
 
-def value_like(source: SourceFile) -> str | None:
-    """The name of the class that behaves like a Value: it writes the most graded methods (two at least)."""
+def value_like(source: SourceFile, others: frozenset[str] = frozenset()) -> str | None:
+    """The name of the class that behaves like a Value: it writes the most graded methods (two at least), and
+    is not a class the course names as another part (``others``: its Tensor)."""
     best, count = None, 1
     for cls, _ in classes(source):
+        if cls.name in others:
+            continue
         written = sum(1 for m in methods(cls) if m.name in GRADED_METHODS)
         if written > count:
             best, count = cls.name, written
@@ -93,8 +96,9 @@ def adopt_value_class(submission: Submission) -> str | None:
     wanted = submission.names[VALUE]
     if any(s.defines(wanted) for s in submission.files):
         return None
+    others = frozenset(name for role, name in submission.names.items() if role is not VALUE)
     for source in sorted(submission.files, key=lambda s: (s.kind != "py", s.display)):
-        name = value_like(source)
+        name = value_like(source, others)
         if name is not None:
             submission.names[VALUE] = name
             submission.providers[VALUE] = source

@@ -1,119 +1,30 @@
-"""Answering a tensor case: the course's Tensor built from the student's Values, its op, a backward pass.
+"""Answering a tensor case: the course's Tensor built, its op called, a backward pass from the result.
 
-The child knows no tensor op: it builds the request's tensors (nested lists of
-the student's Values, or of plain numbers where the course's Tensor makes its own
-Values), applies the op as code applies it (an operator, so a reflected method
-is reached only as Python reaches it, or a method call), gives each entry of the
-result the gradient the request says and runs the grader's own backward pass
-over the student's closures. It sends back plain numbers and lists only: the
-result's shape and entries, each leaf's gradient, which leaves the pass reached,
-and the result's entries at the probes' leaf values.
-
-What a student's op returns is read without running its code where that can be
-done: lists and tuples through their base types, a numpy array (or a subclass of
-one) through ``numpy.ndarray``'s own ``tolist`` and ``size`` (never ``__array__``,
-``__iter__`` or ``tolist`` of the subclass), a Tensor's entries from what it stores;
-never more than ``MAX_ENTRIES`` entries, nor deeper than ``MAX_DEPTH``. numpy is
-the submission's import, never the child's: its classes are looked up only if
-the submission imported it.
+The child knows no tensor op: it builds the request's tensors, applies the op as
+code applies it (``entries``), gives each entry of the result the gradient the
+request says and runs the grader's own backward pass over the student's closures.
+A course's Tensor is one of two kinds. Its entries are Values of the student's
+class (a numpy array of them, a list of lists), whose gradients are the Values'
+own: the pass runs the Values' closures, as for an op (``value_case``). Or it holds
+plain numbers and keeps its own gradient, an array of its shape, and its ops
+attach closures to the Tensors they return (``own_gradient_case``): the pass runs
+the Tensors' closures, and each operand's gradient is read with its shape. Either
+way the child sends back plain numbers and lists only: the result's shape and
+entries, each leaf's gradient, which leaves the pass reached (and for a Tensor with
+its own gradient, the shape that gradient has), and the result's entries at the
+probes' leaf values.
 """
 
-import operator
-import sys
-
 from .cases import with_interface
-from .failures import MissingMethod, SubmissionError, error_report
+from .entries import SubmissionError, call, data_of, fill, like, numbered, shaped
+from .failures import error_report
 from .graphs import run_closures, topological
 from .reading import address, number, stored_items, stored_or_none
 
-OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
-             "floordiv": operator.floordiv, "matmul": operator.matmul}
-MAX_ENTRIES = 1024  # entries a result may hold: far more than any case's result, far fewer than a flood
-MAX_DEPTH = 8  # axes a result may have
-MAX_NODES = 100_000  # nodes of a result's graph the backward pass walks
-# Where a Tensor keeps its entries, most likely first; else the one list, tuple or array it stores.
-STORAGE = ("data", "_data", "values", "_values", "rows", "_rows", "array", "arr", "entries", "elements", "items",
-           "tensor", "matrix")
-
-
-def numpy_types():
-    """numpy's array class and its scalars' base class, where the submission imported numpy (else ``None``)."""
-    numpy = sys.modules.get("numpy")
-    found = [getattr(numpy, name, None) if numpy is not None else None for name in ("ndarray", "generic")]
-    return tuple(t if isinstance(t, type) else None for t in found)
-
-
-def items(x, array):
-    """The items of ``x`` if it is a list, a tuple or an array of at least one axis (``None`` for an entry),
-    read through the base types' own methods, never more than ``MAX_ENTRIES`` of them."""
-    kind = type(x)
-    if issubclass(kind, (list, tuple)):
-        base = list if issubclass(kind, list) else tuple
-        if base.__len__(x) > MAX_ENTRIES:
-            raise SubmissionError(f"returned more than {MAX_ENTRIES} entries")
-        return list(base.__iter__(x))
-    if array is not None and issubclass(kind, array) and array.ndim.__get__(x) > 0:
-        if array.size.__get__(x) > MAX_ENTRIES:
-            raise SubmissionError(f"returned more than {MAX_ENTRIES} entries")
-        return array.tolist(x)
-    return None
-
-
-def storage(x, kinds, array):
-    """Where ``x`` keeps its entries: ``x`` itself if it is one of ``kinds`` (a Value, a number, a list, a tuple,
-    an array); else the first of ``STORAGE`` it stores that is one of those (a Tensor's ``.data``), or the
-    only list, tuple or array it stores."""
-    if isinstance(x, kinds):
-        return x
-    for name in STORAGE:
-        found = stored_or_none(x, name)
-        if found is not None and isinstance(found, kinds):
-            return found
-    held = [value for _, value in stored_items(x) if isinstance(value, (list, tuple, *(t for t in (array,) if t)))]
-    if len(held) == 1:
-        return held[0]
-    raise SubmissionError(f"returned a {type(x).__name__}, which holds no entries micrograde can find "
-                          f"(a Value, a number, a list, an array, or one of them in .{', .'.join(STORAGE[:5])}...)")
-
-
-def entry(x, array, scalar):
-    """An entry as itself: the item of a 0-d array, a numpy scalar as a Python number."""
-    if array is not None and issubclass(type(x), array):
-        return array.tolist(x)
-    if scalar is not None and issubclass(type(x), scalar):
-        return scalar.item(x)
-    return x
-
-
-def shaped(result, V):
-    """The shape of ``result`` and its entries, row by row, as numpy would lay them out."""
-    array, scalar = numpy_types()
-    kinds = tuple(t for t in (V, int, float, list, tuple, array, scalar) if t is not None)
-    level, shape = [result], []
-    for depth in range(MAX_DEPTH + 1):
-        level = [x if type(x) is V else storage(x, kinds, array) for x in level]
-        found = [None if type(x) is V else items(x, array) for x in level]
-        if all(f is None for f in found):
-            return shape, [entry(x, array, scalar) for x in level]
-        if depth == MAX_DEPTH:
-            raise SubmissionError(f"returned a result nested more than {MAX_DEPTH} deep")
-        if any(f is None for f in found) or len({len(f) for f in found}) != 1:
-            raise SubmissionError("returned a ragged result: its rows are not all of one length")
-        shape.append(len(found[0]))
-        level = [y for f in found for y in f]
-        if len(level) > MAX_ENTRIES:
-            raise SubmissionError(f"returned more than {MAX_ENTRIES} entries")
-    raise SubmissionError("unreachable")  # the loop returns or raises at MAX_DEPTH
-
-
-def fill(layout, made):
-    """The nested lists ``layout`` (of leaf numbers) with each leaf's object in its place."""
-    return [fill(x, made) for x in layout] if isinstance(layout, list) else made[layout]
-
-
-def numbered(layout):
-    """The leaf numbers of ``layout``, row by row."""
-    return [n for x in layout for n in numbered(x)] if isinstance(layout, list) else [layout]
+MAX_NODES = 20_000  # nodes of a result's graph the backward pass walks: hundreds times any case's
+CONTAINERS = (set, frozenset, list, tuple)
+PARENTS = ("_parents", "parents", "_inputs", "inputs")  # where a Tensor keeps its operands, beside a Value's names
+CLOSURES = ("_backward", "_grad_fn", "grad_fn", "backward_fn")  # where a Tensor with its own gradient keeps its closure
 
 
 def build(iface, T, request, values, read_back=True):
@@ -137,24 +48,6 @@ def build(iface, T, request, values, read_back=True):
     return tensors, leaves
 
 
-def call(T, request, tensors):
-    """Apply the op as code does: ``a * b`` (so ``2.5 + a`` reaches ``__radd__`` only as Python reaches it),
-    or ``a.dot(b)``, ``a.max(axis=1)``, ``a.reshape(3, 2)``."""
-    if getattr(T, request["method"], None) is None:
-        raise MissingMethod(f"{T.__name__} has no method {request['method']}")
-    operands = [tensors[x] if kind == "tensor" else x for kind, x in request["operands"]]
-    how, name = request["call"]
-    if how == "operator":
-        return OPERATORS[name](*operands)
-    at = next(i for i, (kind, _) in enumerate(request["operands"]) if kind == "tensor")
-    others = operands[:at] + operands[at + 1:]
-    return getattr(operands[at], name)(*others, *request["args"], **request["kwargs"])
-
-
-def data_of(entries, V):
-    return [number(stored_or_none(e, "data")) if isinstance(e, V) else number(e) for e in entries]
-
-
 def backpropagate(iface, entries, seed, leaves):
     """Give each entry of the result its gradient in ``seed`` and run every closure of the result's graph in
     reverse topological order (the grader's pass, not the student's ``backward``): each leaf's gradient,
@@ -174,8 +67,13 @@ def backpropagate(iface, entries, seed, leaves):
             "reached": [address(v) in reached for v in leaves]}
 
 
-def tensor_case(api, request):
-    """The result of one tensor case, its gradients after a backward pass from it, and its probes."""
+def probes(T, request, made, V=None):
+    """The result's entries at each probe's leaf values (``made(values)``: the tensors at them)."""
+    return [data_of(shaped(call(T, request, made(values)), V)[1], V) for values in request["probes"]]
+
+
+def value_case(api, request):
+    """A case of a Tensor of Values: its result, each leaf's gradient after a backward pass, its probes."""
     iface = api["interface"]
     T = api["parts"][request["needs"]]
     phase = "forward"
@@ -188,19 +86,115 @@ def tensor_case(api, request):
             phase = "backward"
             reply.update(backpropagate(iface, entries, request["seed"], leaves))
             phase = "forward"
-            reply["probes"] = [data_of(shaped(call(T, request, build(iface, T, request, values, False)[0]),
-                                              iface.V)[1], iface.V) for values in request["probes"]]
+            reply["probes"] = probes(T, request, lambda values: build(iface, T, request, values, False)[0], iface.V)
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
     return reply
 
 
-answer = with_interface(tensor_case)
+class Graph:
+    """Tensors with their own gradient as the grader's backward pass walks them: operands in the first of the
+    usual attributes a node stores a container in (else the one container of Tensors it stores), the closure in
+    the first of ``CLOSURES``."""
+
+    grad = "grad"
+
+    def __init__(self, T, names):
+        self.T, self.names = T, (*names, *PARENTS)
+        self.found = {}  # by class: where its nodes keep their operands, once told
+
+    def operands_attribute(self, node):
+        """Where ``node`` keeps its operands, or ``None`` where that cannot be told."""
+        kind = type(node)
+        if kind in self.found:
+            return self.found[kind]
+        for name in self.names:
+            if isinstance(stored_or_none(node, name), CONTAINERS):
+                self.found[kind] = name
+                return name
+        held = [name for name, value in stored_items(node) if isinstance(value, CONTAINERS) and value
+                and all(isinstance(t, self.T) for t in value)]
+        return held[0] if len(held) == 1 else None
+
+    def children(self, node):
+        name = self.operands_attribute(node)
+        held = stored_or_none(node, name) if name is not None else None
+        return [t for t in held if isinstance(t, self.T)] if isinstance(held, CONTAINERS) else []
+
+    def step(self, node):
+        for name in CLOSURES:
+            found = stored_or_none(node, name)
+            if callable(found):
+                return found
+        return None
+
+
+def gradient_of(tensor, leaves):
+    """A Tensor's own gradient: its shape (``None`` if it holds none), and one number per leaf of it where the
+    shape is the Tensor's (``leaves`` of them), else a description of each."""
+    held = stored_or_none(tensor, Graph.grad)
+    if held is None:
+        return None, [{"invalid": "no gradient"}] * leaves
+    shape, entries = shaped(held, None)
+    if len(entries) != leaves:
+        return shape, [{"invalid": f"a gradient of {len(entries)} entries"}] * leaves
+    return shape, data_of(entries, None)
+
+
+def own_backward(api, T, request, tensors, result, shape):
+    """Give the result the gradient ``seed`` (as it holds its numbers), every other Tensor of its graph zeros,
+    and run the Tensors' closures in reverse topological order: each operand's gradient and its shape."""
+    graph = Graph(T, api["children_names"])
+    topo = topological(graph, [result] if isinstance(result, T) else [], limit=MAX_NODES)
+    for t in (*tensors, *topo):
+        size, entries = shaped(t, None)
+        setattr(t, graph.grad, like(stored_or_none(t, "data"), [0.0] * len(entries), size))
+    if topo:
+        setattr(result, graph.grad, like(stored_or_none(result, "data"), request["seed"], shape))
+    run_closures(graph, topo)
+    walked = {address(t) for t in topo}
+    grads, reached, shapes = {}, {}, []
+    for layout, tensor in zip(request["tensors"], tensors):
+        leaves = numbered(layout)
+        found_shape, found = gradient_of(tensor, len(leaves))
+        shapes.append(found_shape)
+        for leaf, g in zip(leaves, found):
+            grads[leaf], reached[leaf] = g, address(tensor) in walked
+    count = len(request["leaves"])
+    known = isinstance(result, T) and graph.operands_attribute(result) is not None  # else reaching says nothing
+    return {"grads": [grads[i] for i in range(count)], "grad_shapes": shapes,
+            "reached": [reached[i] for i in range(count)] if known or not isinstance(result, T) else None}
+
+
+def own_gradient_case(api, request):
+    """A case of a Tensor with its own gradient: its result, each operand's gradient after a backward pass from
+    it, and its probes."""
+    T = api["parts"][request["needs"]]
+    phase = "forward"
+    try:
+        tensors = [T(fill(layout, request["leaves"])) for layout in request["tensors"]]
+        result = call(T, request, tensors)
+        shape, entries = shaped(result, None)
+        reply = {"shape": shape, "data": data_of(entries, None), "numbers": 0}
+        if request["seed"]:
+            phase = "backward"
+            reply.update(own_backward(api, T, request, tensors, result, shape))
+            phase = "forward"
+            reply["probes"] = probes(T, request, lambda values: [T(fill(x, values)) for x in request["tensors"]])
+    except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
+        return {"error": error_report(exc, phase)}
+    return reply
+
+
+value_answer = with_interface(value_case)
 
 
 def tensor_answer(api, request):
-    """A tensor case, once the grader knows how to make the student's Values (the class must be there)."""
+    """A tensor case: of a Tensor with its own gradient, or of a Tensor of Values once the grader knows how to
+    make the student's Values (the class must be there)."""
+    if request["gradients"] == "tensor":
+        return own_gradient_case(api, request)
     if "Value" not in api["parts"]:
         return {"error": {"type": "NotImplementedError", "message": "no Value class to make the entries of",
                           "phase": "load", "line": None, "file": None}}
-    return answer(api, request)
+    return value_answer(api, request)
