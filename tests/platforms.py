@@ -42,6 +42,7 @@ WHEELHOUSE = "MICROGRADE_WHEELHOUSE"
 SECRET = "MICROGRADE_TEST_SECRET"
 WRAPPER = Path(__file__).with_name("nonamespaces.py")
 SOURCES = ("pyproject.toml", "README.md", "grader", "reference")  # what a venv's micrograde is built from
+EXTRAS = "tensor"  # what the user's venv installs beside micrograde: numpy, which tensor courses grade with
 
 
 class Unavailable(Exception):
@@ -178,7 +179,7 @@ def ensure_venv(venv: Path, uid: int) -> None:
         copy_sources(Path(build))
         for command in ([USER_PYTHON, "-m", "venv", str(venv)],
                         [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-index",
-                         "--no-cache-dir", "--find-links", wheelhouse, build]):
+                         "--no-cache-dir", "--find-links", wheelhouse, f"{build}[{EXTRAS}]"]):
             done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=build)
             if done.returncode != 0:
                 raise Unavailable(f"cannot make the user's venv ({' '.join(command[:4])}...): "
@@ -207,7 +208,7 @@ def build_wheelhouse(folder: Path) -> None:
         copy_sources(source)
         for command in ([USER_PYTHON, "-m", "venv", str(venv)],
                         [str(venv / "bin" / "python"), "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder),
-                         str(source), "setuptools>=77"]):
+                         f"{source}[{EXTRAS}]", "setuptools>=77"]):
             subprocess.run(command, check=True, cwd=scratch)
 
 

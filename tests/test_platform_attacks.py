@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from helpers import SOLUTION, processes_with
 from test_platforms import BUGGY, deserved, verdict
+from test_tensors import HOSTILE, hostile_verdict
 from untouched import Watch
 
 import reference.engine
@@ -150,6 +151,27 @@ def test_switching_the_audit_hook_off_in_every_mode(grading, workspace):
     report, result = grading.grade(workspace / "submission", source)
     assert [d["code"] for d in report["diagnoses"] if d["target"] == "submission"] == ["forbidden-import"]
     assert report["score"] == 0.0
+    assert watched.breaches(result.stdout, result.stderr) == []
+
+
+@pytest.mark.parametrize("attack", sorted(HOSTILE))
+def test_tensor_results_in_every_mode(grading, workspace, attack):
+    """``tests/attacks/tensor_*.src`` under courses of tensor targets (of Values, and with their own gradient):
+    results that offer forged entries and attack the reply pipe through numpy's ways of reading them, a
+    million entries, a list holding itself, an endless iterator, graphs longer than the walk allows, closures
+    that recurse forever. Each op gets what it earns, the honest ones their points, and nothing outside the
+    child is touched."""
+    source, course, deserved = HOSTILE[attack]
+    submission = workspace / "submission"
+    submission.mkdir()
+    (submission / "engine.py").write_text(source)
+    (workspace / "course.toml").write_text(course.read_text())
+    grading.hand_over(workspace)
+    watched = watch(grading)
+    result = grading.run("grade", str(submission / "engine.py"), "--format", "json", "--config",
+                         str(workspace / "course.toml"), "--timeout", "20", cwd=submission)
+    assert result.returncode == 1, f"{grading.name}: exit {result.returncode}: {result.stderr[-2000:]}"
+    assert hostile_verdict(json.loads(result.stdout), deserved) == []
     assert watched.breaches(result.stdout, result.stderr) == []
 
 

@@ -26,9 +26,10 @@ from grader.exercise.tensorcases import checks
 from grader.exercise.tensors import TENSOR_OPS, TensorCase, size_of
 from grader.grade import Options, grade
 from grader.judging.judge import Tolerance
-from grader.judging.tensors import expected, judge_tensor
+from grader.judging.tensors import STEP, direction, expected, judge_tensor
 
 COURSE = ROOT / "tests" / "courses" / "dl-course-tensor.toml"
+AUTOGRAD = ROOT / "tests" / "courses" / "numpy-autograd.toml"
 HOMEWORK = ROOT / "tests" / "assignments" / "dl_course_hw1"
 VERDICTS = tomllib.loads((HOMEWORK / "verdicts.toml").read_text())["submissions"]
 LEARNERS = ROOT / "tests" / "tensors"
@@ -204,37 +205,52 @@ def test_a_counterexample_names_its_shapes(tmp_path):
     assert "(checked against the reference engine applied entry by entry and finite differences)" in found["message"]
 
 
-HOSTILE = (HOMEWORK / "solution" / "micrograd" / "engine.py").read_text().split("def _as_value")[0] + (
-    ROOT / "tests" / "attacks" / "tensor_ops.src").read_text()
-# What each op of the hostile Tensor earns by what it does, whatever it offers the child.
-HOSTILE_VERDICT = {"tensor_radd": None, "tensor_mul": "wrong-forward", "tensor_truediv": "crash",
-                   "tensor_exp": "crash", "tensor_dot": None, "tensor_max": "crash", "tensor_argmax": "crash",
-                   "tensor_reshape": "crash"}
-HOSTILE_SAYS = {"tensor_exp": "more than 1024 entries", "tensor_max": "more than 100000 nodes",
-                "tensor_argmax": "holds no entries", "tensor_reshape": "nested more than 8 deep",
-                "tensor_truediv": "RecursionError"}
+ATTACKS = ROOT / "tests" / "attacks"
+# Hostile Tensors (``tests/attacks/tensor_*.src``) on a right base, the course that grades them, and what each op
+# earns by what it does, whatever it offers the child: the code, and what its message says.
+HOSTILE = {
+    "values": ((HOMEWORK / "solution" / "micrograd" / "engine.py").read_text().split("def _as_value")[0]
+               + (ATTACKS / "tensor_ops.src").read_text(), COURSE,
+               {"tensor_radd": None, "tensor_mul": ("wrong-forward", ""), "tensor_truediv": ("crash", "RecursionError"),
+                "tensor_exp": ("crash", "more than 1024 entries"), "tensor_dot": None,
+                "tensor_max": ("crash", "more than 20000 nodes"), "tensor_argmax": ("crash", "holds no entries"),
+                "tensor_reshape": ("crash", "nested more than 8 deep")}),
+    "own-gradient": ((LEARNERS / "numpy_autograd.py").read_text().split('if __name__ == "__main__":')[0]
+                     + (ATTACKS / "tensor_own_gradient.src").read_text(), AUTOGRAD,
+                     {"tensor_add": ("crash", "more than 1024 entries"),
+                      "tensor_mul": ("crash", "more than 20000 nodes"), "tensor_matmul": ("crash", "RecursionError"),
+                      "tensor_relu": None, "tensor_sum": ("crash", "nested more than 8 deep"), "tensor_max": None,
+                      "tensor_argmax": None, "tensor_reshape": None}),
+}
 
 
-def hostile_verdict(report: dict) -> dict:
-    return {target: next((d["code"] for d in report["diagnoses"] if d["target"] == target), None)
-            for target in report["targets"]}
+def hostile_verdict(report: dict, deserved: dict) -> list[str]:
+    """How ``report`` differs from what each target ``deserved``: its one code and a phrase of its message, or
+    full marks."""
+    wrong = []
+    for target, verdict in deserved.items():
+        found = [d for d in report["diagnoses"] if d["target"] == target]
+        score = report["targets"][target]
+        if verdict is None and (found or score["score"] != score["max_score"]):
+            wrong.append(f"{target}: {found}")
+        elif verdict is not None and not ([d["code"] for d in found] == [verdict[0]]
+                                          and verdict[1] in found[0]["message"]):
+            wrong.append(f"{target}: {found}")
+    return wrong
 
 
-def test_what_tensor_ops_return_is_never_trusted(tmp_path, mode):
+@pytest.mark.parametrize("attack", sorted(HOSTILE))
+def test_what_tensor_ops_return_is_never_trusted(tmp_path, mode, attack):
     """A result offering forged entries through ``__array__``, ``tolist``, ``__iter__`` and a lying ``shape``
-    (and attacking the reply pipe from there), a million entries, a list holding itself, an endless iterator,
-    a graph deeper than a recursion and longer than the walk allows, closures that recurse forever: each op
-    gets the verdict its stored result earns, fast, and the honest ops keep their points."""
+    (and attacking the reply pipe from there), a million entries (a result, or a gradient), a list holding
+    itself, an endless iterator, a graph deeper than a recursion and longer than the walk allows, closures that
+    recurse forever: each op gets the verdict its stored result earns, and the honest ops keep their points."""
+    source, course, deserved = HOSTILE[attack]
     path = tmp_path / "engine.py"
-    path.write_text(HOSTILE)
-    result = micrograde("grade", str(path), "--config", str(COURSE), "--format", "json", "--timeout", "20")
+    path.write_text(source)
+    result = micrograde("grade", str(path), "--config", str(course), "--format", "json", "--timeout", "20")
     assert result.returncode == 1, result.stderr
-    report = json.loads(result.stdout)
-    assert hostile_verdict(report) == HOSTILE_VERDICT, report["diagnoses"]
-    for target, phrase in HOSTILE_SAYS.items():
-        [found] = [d for d in report["diagnoses"] if d["target"] == target]
-        assert phrase in found["message"], (target, found["message"])
-    assert report["targets"]["tensor_dot"]["score"] == report["targets"]["tensor_dot"]["max_score"]
+    assert hostile_verdict(json.loads(result.stdout), deserved) == []
 
 
 FORGED = [{"shape": "2", "data": [1.0]}, {"shape": [2, -1], "data": []}, {"shape": [10 ** 6], "data": []},
@@ -251,12 +267,32 @@ def test_a_reply_that_cannot_be_read_fails_its_case(reply):
         judge_tensor(case, reply, Tolerance())
 
 
+def test_each_oracle_catches_what_it_must():
+    """A reply as the child sends it for ``a.exp()``: right; gradients twice too large (both oracles disagree);
+    a forward pass twice too large with gradients that follow it (only the reference disagrees)."""
+    case = checks("t", {"class": "T", "op": "exp"})[0].cases[2]
+    leaves, seed = np.array(case.leaves), np.array(case.seed_of(len(case.leaves)))
+    moved = [leaves + sign * STEP * np.array(direction(len(case.leaves))) for sign in (1, -1)]
+
+    def reply(scale: float, grads_scale: float) -> dict:
+        return {"shape": list(case.result_shape), "data": (scale * np.exp(leaves)).tolist(),
+                "grads": (grads_scale * seed * np.exp(leaves)).tolist(), "reached": [True] * len(case.leaves),
+                "probes": [(scale * np.exp(x)).tolist() for x in moved]}
+
+    right = judge_tensor(case, reply(1.0, 1.0), Tolerance())
+    assert right.passed("both") and right.fd_ok
+    wrong = judge_tensor(case, reply(1.0, 2.0), Tolerance())
+    assert (wrong.forward_ok, wrong.grads_ok, wrong.fd_ok, wrong.oracle) == (True, False, False, "both")
+    consistent = judge_tensor(case, reply(2.0, 2.0), Tolerance())
+    assert (consistent.forward_ok, consistent.grads_ok, consistent.fd_ok) == (False, False, True)
+
+
 def test_a_reply_of_the_wrong_numbers_is_a_wrong_result():
     case = checks("t", {"class": "T", "op": "exp"})[0].cases[0]
     count = size_of(case.result_shape)
     for bad in (math.nan, math.inf, "1.0", None, {"invalid": "ndarray"}):
         reply = {"shape": list(case.result_shape), "data": [bad] * count, "grads": [0.0] * len(case.leaves),
-                 "reached": [True] * len(case.leaves), "probes": [[0.0] * count] * 4}
+                 "reached": [True] * len(case.leaves), "probes": [[0.0] * count] * 2}
         verdict = judge_tensor(case, reply, Tolerance())
         assert not verdict.forward_ok and not verdict.passed("both"), bad
 
