@@ -319,3 +319,23 @@ def test_without_numpy_a_tensor_course_says_so_in_one_line(tmp_path):
     [line] = tensor.stderr.strip().splitlines()
     assert "need numpy, which is not installed where micrograde runs" in line
     assert "python -m pip install numpy" in line and "micrograde[tensor]" in line and "tensor_radd" in line
+
+
+def test_a_handed_back_notebook_has_the_tensor_feedback_after_the_tensor_class(tmp_path):
+    """The feedback of each tensor target follows the cell that defines the Tensor class, not the Value's."""
+    import nbformat
+
+    value, tensor = learner_source(EXPECTED["nd_exp_numbers"]).split('if __name__ == "__main__":')[0].split(
+        "class Tensor(np.ndarray):")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(value), nbformat.v4.new_code_cell("class Tensor(np.ndarray):" + tensor)]
+    path = tmp_path / "work.ipynb"
+    nbformat.write(notebook, path)
+    result = micrograde("grade", str(path), "--config", str(COURSE), "--feedback", str(tmp_path / "back.ipynb"))
+    assert result.returncode == 1, result.stderr
+    cells = json.loads((tmp_path / "back.ipynb").read_text())["cells"]
+    kinds = ["value" if "class Value" in "".join(c["source"]) else "tensor" if "class Tensor" in "".join(c["source"])
+             else c.get("id", "") for c in cells]
+    assert kinds[:3] == ["micrograde-summary", "value", "tensor"], kinds
+    assert kinds[3:] == [f"micrograde-{target.replace('_', '-')}" for target in PARTS.values()], kinds
+    assert "**detached-result**" in "".join(cells[3 + list(PARTS.values()).index("tensor_exp")]["source"])

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from grader.commands.course import course_config
 from grader.errors import EXIT_LOST_POINTS, EXIT_OK, InputError, UsageError
+from grader.exercise.targets import Exercise
 from grader.grade import Options, grade_submission, refused
 from grader.report.formats import FORMATS
 from grader.report.model import Report
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
                 write(args.output, text)
             return EXIT_LOST_POINTS
         return finish(refused(args.path, options, str(exc)), args, 0.0)
-    hand_back(args, report, submission, notebook)
+    hand_back(args, report, submission, notebook, options.exercise())
     if os.environ.get("GITHUB_ACTIONS") == "true":
         from grader.report.github import report_to_github
 
@@ -92,18 +93,22 @@ def page_source(args: argparse.Namespace, submission: Submission) -> SourceFile 
     return notebook
 
 
-def hand_back(args: argparse.Namespace, report: Report, submission: Submission, notebook: SourceFile | None) -> None:
-    """Write the pages asked for: the notebook with feedback cells (``--feedback``), the HTML page (``--html``)."""
+def hand_back(args: argparse.Namespace, report: Report, submission: Submission, notebook: SourceFile | None,
+              exercise: Exercise) -> None:
+    """Write the pages asked for: the notebook with feedback cells (``--feedback``), the HTML page (``--html``),
+    each target's feedback after the code the student wrote for it (``exercise.method``: ``Tensor.__mul__``)."""
     if not (args.feedback or args.html):
         return
     from grader.report import handback
 
+    written = {t.name: exercise.method(t.name) for t in exercise.targets}
     if args.feedback:
         write(args.feedback, handback.dumps(handback.feedback_notebook(notebook.path.read_bytes(), report,
-                                                                       submission)))
+                                                                       submission, written=written)))
     if args.html:
-        page = (handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True)
-                if notebook is not None else handback.source_notebook(report, submission))
+        page = (handback.feedback_notebook(notebook.path.read_bytes(), report, submission, as_html=True,
+                                           written=written)
+                if notebook is not None else handback.source_notebook(report, submission, written))
         write(args.html, handback.render_html(page))
 
 

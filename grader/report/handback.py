@@ -42,9 +42,11 @@ def graded_notebook(submission: Submission):
     return None
 
 
-def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_html: bool = False) -> dict:
+def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_html: bool = False,
+                      written: dict[str, str] | None = None) -> dict:
     """The notebook in ``raw`` with a summary on top and, after each stub's cell, its feedback
-    (Markdown cells, or HTML cells for the ``--html`` page)."""
+    (Markdown cells, or HTML cells for the ``--html`` page); ``written`` is what the student wrote for each
+    target, where it is not the target's own name (``Tensor.__mul__`` for a tensor op)."""
     notebook = json.loads(raw.decode("utf-8"))
     if notebook.get("nbformat", 0) < 4:  # upgraded; cells then change form anyway
         notebook = dict(read(raw, str(submission.path)))
@@ -53,7 +55,7 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_htm
     numbered = student_cells(notebook)
     after: dict[int, list[str]] = {}
     for target in report.target_scores():
-        location = submission.location(target)
+        location = submission.location((written or {}).get(target, target))
         if location is not None and location.cell is not None:
             after.setdefault(location.cell, []).append(target)
     cells = [_cell("micrograde-summary", render.summary(report), with_ids, as_html)]
@@ -66,7 +68,7 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_htm
     return notebook
 
 
-def source_notebook(report: Report, submission: Submission) -> dict | None:
+def source_notebook(report: Report, submission: Submission, written: dict[str, str] | None = None) -> dict | None:
     """A ``.py`` submission as a notebook to hand back as a page: each graded file's code, cut just above every
     line the report names (a target's ``def``), with that target's feedback (HTML cells) there; ``None``
     if no graded file is a ``.py``."""
@@ -81,7 +83,7 @@ def source_notebook(report: Report, submission: Submission) -> dict | None:
         lines = source.units[0].source.splitlines(keepends=True)
         at: dict[int, list[str]] = {}
         for target in report.target_scores():
-            location = submission.location(method_name(target))
+            location = submission.location((written or {}).get(target) or method_name(target))
             if location is not None and location.file == source.display and location.line:
                 at.setdefault(location.line, []).append(target)
         start = 1

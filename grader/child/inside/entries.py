@@ -123,11 +123,15 @@ def data_of(entries, V):
     return [number(stored_or_none(e, "data")) if V is not None and isinstance(e, V) else number(e) for e in entries]
 
 
-def like(template, flat, shape):
-    """``flat`` numbers laid out in ``shape`` as ``template`` holds its own: a numpy array of floats where it
-    is one (made by the numpy the submission imported), else nested lists (a bare number for ``()``)."""
-    array = numpy_types()[0]
-    if array is not None and isinstance(template, array):
+def like(tensor, flat, shape):
+    """``flat`` numbers laid out in ``shape`` as ``tensor`` holds its own gradient (or, before it has one, its
+    numbers): a numpy array of floats where that is one (made by the numpy the submission imported), else
+    nested lists (a bare number for ``()``)."""
+    array, scalar = numpy_types()
+    held = stored_or_none(tensor, "grad")
+    if not isinstance(held, tuple(t for t in (list, tuple, array) if t is not None)):
+        held = storage(tensor, tuple(t for t in (int, float, list, tuple, array, scalar) if t is not None), array)
+    if array is not None and isinstance(held, array):
         return sys.modules["numpy"].array(flat, dtype=float).reshape(shape)
     return fill(nest(list(range(len(flat))), shape), flat)
 
