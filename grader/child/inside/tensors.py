@@ -148,9 +148,9 @@ def own_backward(api, T, request, tensors, result, shape):
     topo = topological(graph, [result] if isinstance(result, T) else [], limit=MAX_NODES)
     for t in (*tensors, *topo):
         size, entries = shaped(t, None)
-        setattr(t, graph.grad, like(stored_or_none(t, "data"), [0.0] * len(entries), size))
+        setattr(t, graph.grad, like(t, [0.0] * len(entries), size))
     if topo:
-        setattr(result, graph.grad, like(stored_or_none(result, "data"), request["seed"], shape))
+        setattr(result, graph.grad, like(result, request["seed"], shape))
     run_closures(graph, topo)
     walked = {address(t) for t in topo}
     grads, reached, shapes = {}, {}, []
