@@ -127,7 +127,8 @@ def test_a_wrong_tensor_target_is_one_line_naming_its_key(change, says):
 
 def test_the_staff_docs_worked_configuration_is_the_courses():
     """The configuration these tests grade the homework with is the one the staff docs give, word for word."""
-    block = section("docs/staff.md", "## Tensor ops").split("```toml\n")[1].split("```")[0]
+    text = section("docs/staff.md", "#### `tensor`: ops of a course's Tensor")
+    block = text.split("```toml\n")[1].split("```")[0]
     assert tomllib.loads(block) == tomllib.loads(COURSE.read_text())
 
 
