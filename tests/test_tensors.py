@@ -21,7 +21,7 @@ from recipes import section
 
 from grader.errors import ConfigError, InputError
 from grader.exercise import shapes
-from grader.exercise.config import load, parse
+from grader.exercise.config import as_toml, load, parse, tables
 from grader.exercise.tensorcases import checks
 from grader.exercise.tensors import TENSOR_OPS, TensorCase, size_of
 from grader.grade import Options, grade
@@ -123,6 +123,14 @@ def test_a_wrong_tensor_target_is_one_line_naming_its_key(change, says):
     with pytest.raises(ConfigError) as raised:
         parse({"targets": {"tensor_mul": table}}, "course.toml")
     assert says in str(raised.value) and "\n" not in str(raised.value), str(raised.value)
+
+
+@pytest.mark.parametrize("course", [COURSE, AUTOGRAD, ROOT / "tests" / "courses" / "matrix-of-values.toml"])
+def test_a_tensor_course_written_out_means_the_same(course):
+    """As ``micrograde template`` pins a course (every value written out: lists, truth values), read back."""
+    config = load(course)
+    again = parse(tomllib.loads(as_toml(tables(config), "pinned")), "pinned")
+    assert again.sha256 == config.sha256 and again.targets == config.targets
 
 
 def test_the_staff_docs_worked_configuration_is_the_courses():
