@@ -5,9 +5,11 @@
 Times `micrograde grade` on the university homework's correct folder under its Tensor configuration
 (`tests/courses/dl-course-tensor.toml`: eight targets, 77 cases), on a learner's Tensor with a bug
 (a broadcast operand copied: one diagnosis), and on a Matrix over lists of a course that names its own
-methods (no numpy imported), each in turn with `python -c "import numpy"`: the floor of any grade whose
-submission imports numpy. The commands run outside the checkout, so they grade with the installed
-micrograde. Target: each grade under 0.3 s on 2 cores.
+methods (no numpy imported), each in turn with `python -c "import numpy"` (the floor of any grade whose
+submission imports numpy) and with a grade of the classic exercise's correct solution (the yardstick of
+`bench/bench_grade.py`, whose time docs/speed.md gives: a ratio to it holds on a machine others load).
+The commands run outside the checkout, so they grade with the installed micrograde. Target: each grade
+under 0.3 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from timing import Command, environment, paired, table
+from timing import Command, environment, paired, ratio, table
 
 ROOT = Path(__file__).resolve().parent.parent
 HOMEWORK = ROOT / "tests" / "assignments" / "dl_course_hw1" / "solution"
@@ -48,8 +50,11 @@ def main() -> None:
         tensor, matrix = ["--config", str(COURSES / "dl-course-tensor.toml")], [
             "--config", str(COURSES / "matrix-of-values.toml")]
         numpy = Command("python -c 'import numpy' (baseline)", [sys.executable, "-c", "import numpy"])
+        classic = Command("micrograde grade correct.py (classic exercise)",
+                          [*grade, str(ROOT / "tests" / "corpus" / "solution.py")])
         commands = paired([
             numpy,
+            classic,
             Command("homework solution/, 8 tensor targets", [*grade, str(HOMEWORK), *tensor]),
             Command("ndarray Tensor, a broadcast copied (1 diagnosis)",
                     [*grade, str(learner("nd_mul_deepcopy", outside)), *tensor], (1,)),
@@ -57,7 +62,8 @@ def main() -> None:
                     [*grade, str(learner("matrix_lists", outside)), *matrix]),
         ], args.runs, cwd=outside, env=environment())
     print(table(commands, numpy, width=52))
-    slowest = max(c.median for c in commands[1:])
+    print("\n" + "\n".join(f"{c.name}: {ratio(c, classic):.2f}x the classic grade" for c in commands[2:]))
+    slowest = max(c.median for c in commands[2:])
     print(f"\n{args.runs} paired runs after a warm-up; target: every grade under {TARGET} s on 2 cores "
           f"({'met' if slowest < TARGET else 'not met'}: the slowest median {slowest:.3f} s)")
 
