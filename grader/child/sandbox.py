@@ -32,6 +32,7 @@ the benchmark and the tests).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -41,6 +42,7 @@ import stat
 import struct
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,11 +264,38 @@ def root_contents() -> dict:
     return {"links": links, "binds": binds}
 
 
+_HOLDER: list[str] = []  # this process's folder of working directories, once made (``working_directories``)
+_MAKING = threading.Lock()
+
+
+def working_directories() -> str:
+    """The folder of this process's working directories, and of nothing else: made once, in the temporary
+    directory, searchable but not listable by others (``0711``: a child finds its own working directory
+    by its name, never a sibling's), removed when the process exits.
+
+    Without namespaces Landlock lets a child use this folder only for its own working directory
+    (``grader/child/inside/allowlist.py``): were the working directories made in ``/tmp`` itself, the
+    fork server's layer would have to allow all of ``/tmp``, and so whatever else lies there (a
+    checkout, a virtualenv, a course's files) to every child whose Python lies there too."""
+    with _MAKING:
+        if not _HOLDER or not os.path.isdir(_HOLDER[0]):
+            path = tempfile.mkdtemp(prefix="micrograde-")
+            os.chmod(path, 0o711)
+            _HOLDER[:] = [path]
+            atexit.register(remove_tree, path)
+        return _HOLDER[0]
+
+
+def new_job_folder(prefix: str = "micrograde-") -> str:
+    """A new, empty working directory for the children of one grade (``working_directories``)."""
+    return tempfile.mkdtemp(prefix=prefix, dir=working_directories())
+
+
 @contextlib.contextmanager
 def job_folder(prefix: str) -> Iterator[str]:
-    """A new folder in the temporary directory, for the children of one grade, deleted afterwards by
-    ``remove_tree`` (as ``tempfile.TemporaryDirectory`` would, but to any depth)."""
-    path = tempfile.mkdtemp(prefix=prefix)
+    """A new working directory (``new_job_folder``), deleted afterwards by ``remove_tree`` (as
+    ``tempfile.TemporaryDirectory`` would, but to any depth)."""
+    path = new_job_folder(prefix)
     try:
         yield path
     finally:

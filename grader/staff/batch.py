@@ -178,6 +178,15 @@ class Worker:
         self.process.stdin.flush()
 
     def stop(self) -> None:
+        """End the worker: one between two students is told to finish (it then removes its folder of
+        working directories, ``sandbox.working_directories``), one still grading is killed."""
+        if self.student is None:
+            try:
+                self.process.stdin.close()
+                self.process.wait(timeout=STARTUP_SECONDS)
+                return
+            except (OSError, subprocess.TimeoutExpired):
+                pass
         self.process.kill()
         self.process.wait()
 

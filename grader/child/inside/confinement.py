@@ -288,8 +288,9 @@ def capabilities() -> int:
     return found.get("CapEff", -1) | found.get("CapPrm", -1)
 
 
-def readable_by_nobody(paths: list[str]) -> bool:
-    """Whether ``nobody`` could read every one of ``paths`` (and reach them), by permission bits."""
+def readable_by_nobody(paths: list[str], listed: bool = True) -> bool:
+    """Whether ``nobody`` could reach every one of ``paths`` and, where ``listed``, read (or list) it too,
+    by permission bits."""
     for path in paths:
         current = "/"
         for part in os.path.abspath(path).strip("/").split("/"):
@@ -298,7 +299,7 @@ def readable_by_nobody(paths: list[str]) -> bool:
                 mode = os.stat(current).st_mode
             except OSError:
                 break
-            if not mode & 0o001 or (current == os.path.abspath(path) and not mode & 0o004):
+            if not mode & 0o001 or (listed and current == os.path.abspath(path) and not mode & 0o004):
                 return False
     return True
 
@@ -326,7 +327,8 @@ def drop_privileges(workdir: str) -> str:
     kept = 0
     who = "root of a user namespace"
     if in_initial_user_namespace():
-        if not readable_by_nobody([p for p in sys.path if os.path.exists(p)] + [os.path.dirname(workdir)]):
+        if not (readable_by_nobody([p for p in sys.path if os.path.exists(p)])
+                and readable_by_nobody([os.path.dirname(workdir)], listed=False)):
             kept = 1 << CAP_DAC_READ_SEARCH
         os.chown(workdir, NOBODY, NOBODY)
         parent = os.getppid()
