@@ -75,7 +75,7 @@ def confine(plan):
     try:
         return confinement.apply(plan)
     except Exception as exc:  # noqa: BLE001 - reported, and the grading process trusts nothing it did not hear
-        return {"filesystem": f"not confined ({type(exc).__name__}: {exc})"}
+        return {"filesystem": {"held": False, "detail": f"not confined ({type(exc).__name__}: {exc})"}}
     finally:
         vars(confinement).clear()
 
