@@ -206,7 +206,7 @@ def run_grade(args: argparse.Namespace) -> int:
             from grader.staff.execute import available
 
             if not available():
-                raise _BadInput("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
+                raise _BadInput("--execute needs IPython: pip install 'micrograde[execute]'")
         started = time.monotonic()
         report = grade_submission(submission, options)
     except InputError as exc:
