@@ -118,7 +118,8 @@ def renderable(notebook: dict) -> dict:
             made_id = f"c{index}-{len(ids)}"
         ids.add(made_id)
         made = {"cell_type": kind, "id": made_id, "source": text(cell.get("source")),
-                "metadata": {"tags": [t for t in tags if isinstance(t, str)]} if isinstance(tags, list) else {}}
+                "metadata": {"tags": [t for t in tags if isinstance(t, str) and t and "," not in t]}
+                if isinstance(tags, list) else {}}
         if kind == "raw" and isinstance(metadata.get("raw_mimetype"), str):
             made["metadata"]["raw_mimetype"] = metadata["raw_mimetype"]
         if kind == "code":
