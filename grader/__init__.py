@@ -4,15 +4,20 @@ The student API is ``check``: from a notebook or a script,
 ``from grader import check; check(Value, train_step)`` grades your own classes and
 shows the report. The course API is ``grade_file``, ``Options`` and ``load_config``:
 ``grade_file(Path("work.py"), Options(config=load_config(Path("micrograde.toml"))))``
-returns the report that every output format is rendered from. Everything else is internal.
+returns the report that every output format is rendered from. Every error micrograde raises on
+purpose is a ``MicrogradeError`` (``grader.errors``), with the exit status the command gives it.
+Everything else is internal.
 """
 
 from __future__ import annotations
 
+from grader.errors import CheckFailed, ConfigError, InputError, MachineError, MicrogradeError, UsageError
+
 TYPE_CHECKING = False  # what type checkers take as true; importing typing costs a grade ~10 ms
 
 __version__ = "0.1.0"
-__all__ = ["Options", "check", "grade_file", "load_config"]
+__all__ = ["CheckFailed", "ConfigError", "InputError", "MachineError", "MicrogradeError", "Options", "UsageError",
+           "check", "grade_file", "load_config"]
 
 if TYPE_CHECKING:
     from pathlib import Path

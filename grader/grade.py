@@ -7,36 +7,32 @@ the next target gets a fresh process, so one bad method never costs another.
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.child import ahead, launcher, sandbox
-from grader.child.session import OPS, TRAIN, Session
+from grader.child.session import Observed, Session
 from grader.child.worker import WorkerLost
-from grader.diagnosis import equality, feedback, missing, rules
+from grader.diagnosis import feedback, rules
 from grader.diagnosis.codes import UNUSABLE
-from grader.diagnosis.submission import cheating, inferred_warning, load_diagnoses, merge_interface_problems
-from grader.diagnosis.target import diagnose_target
+from grader.diagnosis.diagnose import diagnose
+from grader.diagnosis.findings import CheckResult, Findings, TargetOutcome
+from grader.diagnosis.submission import problem, read_load
+from grader.errors import InputError
 from grader.exercise import config as course_config
-from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Check, TrainCase
+from grader.exercise.cases import Check
 from grader.exercise.config import Config
 from grader.exercise.targets import Exercise, Target
 from grader.judging.judge import (
     Tolerance,
     Verdict,
-    judge_backward,
-    judge_op,
-    judge_train,
     judged,
     malformed,
 )
-from grader.judging.plan import plan_backward, plan_op
-from grader.report.model import CheckResult, Diagnosis, Report
+from grader.judging.kinds import PREPARE, UNREADABLE, Prepared
+from grader.report.model import Report
 from grader.submission import shape
-from grader.submission.errors import InputError
 from grader.submission.siblings import read_as_run
 from grader.submission.source import Submission
 
@@ -55,17 +51,6 @@ class Options:
     def exercise(self) -> Exercise:
         config = self.config or course_config.default()
         return Exercise(config if self.timeout is None else config.with_time_limit(self.timeout))
-
-
-# What judging a reply the child sent may raise: that case fails as unreadable.
-UNREADABLE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
-
-
-@functools.cache
-def train_request(case: TrainCase) -> dict:
-    """The child's request for a ``train_step`` case (made once a process, like every case's)."""
-    return {"kind": "train", "needs": "train_step", "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
-            "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS, "lr": case.lr, "steps": case.steps}
 
 
 class TargetRun:
@@ -108,15 +93,14 @@ class TargetRun:
             return verdicts, self.lost
         self.graphs.update(expr for case in cases for expr in getattr(case, "exprs", ()))
         prepared = [self.prepare(case, check) for case in cases]
-        replies = self.session.call_many([p[0] for p in prepared if p is not None], self.deadline,
-                                         TRAIN if any(isinstance(case, TrainCase) for case in cases) else OPS)
+        replies = self.session.call_many([p.request for p in prepared if p is not None], self.deadline,
+                                         self.target.kind.lane)
         for case, ready in zip(cases, prepared):
             self.running = case
             try:
                 if ready is None:
                     raise ValueError("no request")
-                request, judge, context = ready
-                verdicts.append(judged(request, next(replies), judge, context))
+                verdicts.append(judged(ready.request, next(replies), ready.judge, ready.context))
             except UNREADABLE:
                 # The child is not trusted: a reply that cannot be read is this case's failure.
                 verdicts.append(malformed(case, "the reply could not be read"))
@@ -124,34 +108,20 @@ class TargetRun:
                 return verdicts, lost
         return verdicts, None
 
-    def prepare(self, case, check: Check | None) -> tuple[dict, Callable[[dict], Verdict], tuple] | None:
-        """The request for ``case``, what judges its reply, and what else that reads (see ``judged``);
-        None if no request can be made."""
-        context = (self.tolerance,)
-        if isinstance(case, TrainCase):
-            return train_request(case), lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply,
-                                                                  self.tolerance), context
+    def prepare(self, case, check: Check | None) -> Prepared | None:
+        """The request for ``case`` and how its reply is judged, as the target's kind asks it; None if no
+        request can be made (its ops undefined at its inputs)."""
         try:
-            if self.target.kind == "backward":
-                return plan_backward(case), lambda reply: judge_backward(case, reply, self.tolerance), context
-            plan = plan_op(case, self.target.name)
-        except UNREADABLE:  # a case that cannot be planned (its ops undefined at its inputs)
+            return PREPARE[self.target.kind.name](case, self.target, check, self.tolerance)
+        except UNREADABLE:
             return None
-        kink = check is not None and check.kink
-        return plan.request, lambda reply: judge_op(case, reply, plan, self.tolerance, kink=kink), (*context, kink)
 
-    def result(self, check: Check, status: str, message: str = "") -> CheckResult:
-        return CheckResult(check.id, self.target.name, check.title, status, self.target.points_of(check),
-                           message=message, hidden=check.id in self.target.hidden)
-
-    def run_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
-        started = time.monotonic()
-        result, verdicts = self.judge_check(check)
-        result.seconds = time.monotonic() - started
-        return result, verdicts
+    def result(self, check: Check, status: str, message: str = "", **found) -> CheckResult:
+        return not_run(self.target, check, status, message, **found)
 
     def judge_check(self, check: Check) -> tuple[CheckResult, list[Verdict]]:
-        result = self.result(check, "passed")
+        """The check's result (how long it took included) and the verdicts of its cases."""
+        started = time.monotonic()
         if check.generated:
             from grader.search.engine import search
             from grader.search.generable import Space
@@ -168,18 +138,20 @@ class TargetRun:
         for verdict in verdicts:
             verdict.check = check
         failing = [v for v in verdicts if not v.passed(check.focus)]
-        if failing:
-            worst = rules.smallest(failing)
-            result.status = "error" if worst.error is not None else "failed"
-            if worst.error is not None:
-                result.message = " ".join(part for part in (feedback.describe_error(worst.error),
-                                                            feedback.raising_case(worst)) if part)
-            else:
-                result.counterexample = feedback.counterexample(worst, check.focus)
-                result.message = feedback.train_lead(worst) + feedback.explain_case(result.counterexample)
-        return result, verdicts
+        seconds = time.monotonic() - started
+        if not failing:
+            return self.result(check, "passed", seconds=seconds), verdicts
+        worst = rules.smallest(failing)
+        if worst.error is not None:
+            message = " ".join(part for part in (feedback.describe_error(worst.error), feedback.raising_case(worst))
+                               if part)
+            return self.result(check, "error", message, seconds=seconds), verdicts
+        example = feedback.counterexample(worst, check.focus)
+        message = feedback.train_lead(worst) + feedback.explain_case(example)
+        return self.result(check, "failed", message, counterexample=example, seconds=seconds), verdicts
 
-    def run(self) -> tuple[list[CheckResult], list[Verdict]]:
+    def run(self) -> TargetOutcome:
+        """Every check of the target in turn; once its code is lost or unusable, the rest are not run."""
         results, verdicts = [], []
         missing = None
         for check in self.checks:
@@ -188,7 +160,7 @@ class TargetRun:
                 results.append(self.result(check, status, f"not run: {missing or self.lost.detail}"))
                 continue
             try:
-                result, found = self.run_check(check)
+                result, found = self.judge_check(check)
             except WorkerLost as lost:
                 self.lost = lost
                 self.session.close()
@@ -199,11 +171,15 @@ class TargetRun:
             unusable = {v.error.get("type") for v in found if v.error} & set(UNUSABLE)
             if unusable:
                 missing = UNUSABLE[min(unusable)].skipped
-        return results, verdicts
+        coverage = {"graphs": len(self.graphs), "nodes": sum(map(len, self.graphs))} if self.graphs else None
+        return TargetOutcome(self.target, tuple(results), tuple(verdicts), self.lost, self.running, coverage,
+                             self.session.watch.equality)
 
 
-def session_sandbox(session: Session) -> dict:
-    return launcher.detect().to_json(session.confinement)
+def not_run(target: Target, check: Check, status: str, message: str, **found) -> CheckResult:
+    """A check's result, with its share of the target's points and its visibility."""
+    return CheckResult(check.id, target.name, check.title, status, target.points_of(check), message=message,
+                       hidden=check.id in target.hidden, **found)
 
 
 def grade(path: Path, options: Options | None = None, siblings: bool = True) -> Report:
@@ -214,68 +190,78 @@ def grade(path: Path, options: Options | None = None, siblings: bool = True) -> 
     return grade_submission(read_as_run(path, exercise.config, siblings), options)
 
 
+def shown_checks(target: Target, options: Options) -> list[Check]:
+    """The target's checks this grade runs: all of them for staff, the released ones for students."""
+    return [c for c in target.checks if options.audience == "staff" or c.id not in target.hidden]
+
+
 def refused(path: Path, options: Options, reason: str) -> Report:
     """The report of a submission refused before anything ran (too many files, too large, not a
     notebook...): a ``load-error`` saying why, and every check not run, so that a platform that
     shows the student a report (Gradescope, Classroom 50) shows them the reason."""
     exercise = options.exercise()
-    report = Report(str(path), targets=list(exercise.names), config=exercise.config.to_json(),
-                    audience=options.audience)
-    report.diagnoses.append(Diagnosis("load-error", "submission",
-                                      feedback.message("load-error", "submission", None, "both", reason)))
-    report.checks.extend(CheckResult(c.id, target.name, c.title, "error", target.points_of(c),
-                                     message=f"not run: {reason}", hidden=c.id in target.hidden)
-                         for target in exercise.targets for c in target.checks
-                         if options.audience == "staff" or c.id not in target.hidden)
-    return report
+    outcomes = [TargetOutcome(t, tuple(not_run(t, c, "error", f"not run: {reason}") for c in shown_checks(t, options)),
+                              blocked=reason) for t in exercise.targets]
+    return build_report(str(path), exercise, options, outcomes, Findings((problem("load-error", reason),), ()))
 
 
-def grade_submission(submission: Submission, options: Options | None = None) -> Report:
+def build_report(submission: str, exercise: Exercise, options: Options, outcomes: list[TargetOutcome],
+                 findings: Findings, observed: Observed | None = None, warnings: tuple[str, ...] = (),
+                 execution: dict | None = None) -> Report:
+    """The report of a grade, built once from what it found: ``warnings`` are reading's, before those
+    of the findings; then the sandbox's, and those of running the notebook (``execution``)."""
+    sandbox_json = launcher.detect().to_json(observed.confinement) if observed is not None else {}
+    warnings = [*warnings, *findings.warnings]
+    if observed is not None and (warning := sandbox.not_tamper_proof(sandbox_json)) is not None:
+        warnings.append(warning)
+    warnings += (execution or {}).get("warnings", [])
+    return Report(submission, checks=tuple(r for o in outcomes for r in o.results), diagnoses=findings.diagnoses,
+                  warnings=tuple(warnings), output=observed.output if observed is not None else "",
+                  sandbox=sandbox_json, execution=execution, config=exercise.config.to_json(),
+                  audience=options.audience, targets=exercise.names,
+                  coverage={o.target.name: o.coverage for o in outcomes if o.coverage})
+
+
+def reading_warnings(submission: Submission, exercise: Exercise, options: Options) -> tuple[str, ...]:
+    """What reading the submission left to say: a class taken under another name, what reading left
+    out, a course configuration of the submission's own that was ignored."""
+    warnings = []
+    if renamed := shape.adopt_value_class(submission):
+        warnings.append(renamed)
+    warnings += [note for source in dict.fromkeys(submission.providers.values()) for note in source.notes]
+    own = submission.path if submission.path.is_dir() else submission.path.parent
+    warnings += course_config.ignored([own, *options.around], exercise.config)
+    return tuple(warnings)
+
+
+def grade_submission(submission: Submission, options: Options | None = None, execution: dict | None = None) -> Report:
+    """Grade ``submission``: load it in its children, run every target's checks, diagnose, and build the
+    report (with ``execution``, how running it as a notebook went, when that was asked for)."""
     options = options or Options()
     for source in dict.fromkeys(submission.providers.values()):
         if source.kind == "ipynb" and not source.units:
             raise InputError(f"{source.display}: the notebook has no code cells to grade")
     exercise = options.exercise()
-    report = Report(str(submission.path), targets=list(exercise.names), config=exercise.config.to_json(),
-                    audience=options.audience)
-    renamed = shape.adopt_value_class(submission)
-    if renamed:
-        report.warnings.append(renamed)
-    report.warnings.extend(note for source in dict.fromkeys(submission.providers.values()) for note in source.notes)
-    own = submission.path if submission.path.is_dir() else submission.path.parent
-    report.warnings.extend(course_config.ignored([own, *options.around], exercise.config))
+    warnings = reading_warnings(submission, exercise, options)
     with ahead.workspace() as (workdir, started):
         session = Session(submission, workdir, exercise, started)
         try:
             session.open()
-            blocked = load_diagnoses(submission, session, report)
-            for target in exercise.targets:
-                checks = [c for c in target.checks if options.audience == "staff" or c.id not in target.hidden]
-                reason = blocked.get("train_step" if target.kind == "train" else "Value")
-                if reason is not None:
-                    report.checks.extend(CheckResult(c.id, target.name, c.title, "error", target.points_of(c),
-                                                     message=f"not run: {reason}", hidden=c.id in target.hidden)
-                                         for c in checks)
-                    continue
-                run = TargetRun(target, session, exercise, checks)
-                results, verdicts = run.run()
-                if run.graphs:
-                    report.coverage[target.name] = {"graphs": len(run.graphs), "nodes": sum(map(len, run.graphs))}
-                report.checks.extend(results)
-                report.diagnoses.extend(diagnose_target(target, exercise.method(target.name), verdicts, submission,
-                                                       session.equality, run.lost, run.running))
-            if (named := inferred_warning(submission.names["Value"], session.inferred)) is not None:
-                report.warnings.append(named)
-            merge_interface_problems(report, submission.location("__init__"))
-            missing.explain_missing(report, submission, exercise)
-            equality.describe(report, submission, session.equality)
-            report.output = session.output()
-            if session.truncated:
-                report.warnings.append("the submission printed more than the report keeps; the rest was dropped")
-            cheating(submission, session, report)
-            report.sandbox = session_sandbox(session)
-            if (warning := sandbox.not_tamper_proof(report.sandbox)) is not None:
-                report.warnings.append(warning)
+            load = read_load(submission, session.loaded, exercise.config.load_time_limit)
+            outcomes = [run_target(target, session, exercise, options, load.blocked) for target in exercise.targets]
+            observed = session.observed()
         finally:
             session.close()
-    return report
+    findings = diagnose(submission, exercise, load, outcomes, observed)
+    return build_report(str(submission.path), exercise, options, outcomes, findings, observed, warnings, execution)
+
+
+def run_target(target: Target, session: Session, exercise: Exercise, options: Options,
+               blocked: dict[str, str]) -> TargetOutcome:
+    """Grade one target, or say why it cannot be: the part of the submission it grades did not load."""
+    checks = shown_checks(target, options)
+    reason = blocked.get(target.kind.role)
+    if reason is not None:
+        return TargetOutcome(target, tuple(not_run(target, c, "error", f"not run: {reason}") for c in checks),
+                             blocked=reason)
+    return TargetRun(target, session, exercise, checks).run()

@@ -15,9 +15,16 @@ import inspect
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from grader.submission.notebook import neutralise
+from grader.submission.source import Location
+
+TYPE_CHECKING = False  # as in grader/__init__.py
+if TYPE_CHECKING:
+    from grader.diagnosis.findings import Diagnosis
+    from grader.report.model import Report
 
 
 class Feedback:
@@ -102,17 +109,18 @@ def copy_files(files: list[Path], folder: Path) -> Path:
     return folder / files[0].name if len(files) == 1 else folder
 
 
-def relabel(report, origins: list[tuple[int, int, str]]) -> None:
-    """Point each diagnosis at the student's own file or cell instead of the temporary file."""
-    report.submission = "check()"
-    for diagnosis in report.diagnoses:
+def relabelled(report: Report, origins: list[tuple[int, int, str]]) -> Report:
+    """The report with each diagnosis pointing at the student's own file or cell instead of the temporary
+    file (a line of that file no cell holds, such as the imports gathered from every cell, is said nowhere)."""
+
+    def where(diagnosis: Diagnosis) -> Location | None:
         for first, last, name in origins:
             if diagnosis.line is not None and first <= diagnosis.line <= last:
-                diagnosis.file, diagnosis.line = name, diagnosis.line - first + 1
-                break
-        else:
-            if diagnosis.file == "your_work.py":
-                diagnosis.file = None
+                return Location(name, diagnosis.line - first + 1)
+        return None if diagnosis.file == "your_work.py" else diagnosis.where
+
+    return replace(report, submission="check()",
+                   diagnoses=tuple(replace(d, where=where(d)) for d in report.diagnoses))
 
 
 def in_ipython() -> bool:
@@ -137,8 +145,7 @@ def check(Value=None, train_step=None, *, timeout: float = 10.0) -> Feedback:  #
             source, origins = source_of(objects)
             path.write_text(source, encoding="utf-8")
             report = grade(path, Options(timeout=timeout))
-    relabel(report, origins)
-    feedback = Feedback(report)
+    feedback = Feedback(relabelled(report, origins))
     if not in_ipython():
         print(repr(feedback), end="")
     return feedback

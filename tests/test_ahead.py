@@ -16,18 +16,19 @@ from helpers import CORPUS, ROOT, SOLUTION, processes_with
 from grader import cli
 from grader.child import ahead, launcher, sandbox, worker
 from grader.child.shipping import child_mark
+from grader.errors import MachineError
 from grader.grade import Options, grade_submission
 from grader.submission.siblings import read_as_run
 
 
 @pytest.fixture
 def started(monkeypatch):
-    """Every child a grade starts, by whether it trains and in which working directory, in order."""
+    """Every child a grade starts, by whether its lane trains and in which working directory, in order."""
     starts: list[tuple[bool, str]] = []
     real = worker.Worker.start
 
     def start(self):
-        starts.append((self.training, str(self.workdir)))
+        starts.append((self.lane.training_engine, str(self.workdir)))
         return real(self)
 
     monkeypatch.setattr(worker.Worker, "start", start)
@@ -107,7 +108,7 @@ def test_a_command_run_in_process_ends_what_it_started_ahead_when_it_stops_befor
 
     monkeypatch.setattr(worker.Worker, "start", start)
     assert cli.main(["grade", "missing.py"]) == 2
-    assert [w.training for w in workers] == [False, True] and not any(w.alive for w in workers)
+    assert [w.lane.training_engine for w in workers] == [False, True] and not any(w.alive for w in workers)
     assert ahead._STARTED == [] and list(temporary.iterdir()) == []
 
 
@@ -126,7 +127,7 @@ def test_two_threads_asking_the_launcher_at_once_each_get_their_own_replies():
                     ended = child.launcher.reply(child.launcher.send({"kind": "end", "pid": pid}))[0]
                     if ended != {"ended": pid}:
                         wrong.append(f"child {pid} ended as {ended}")
-                except (KeyError, launcher.LauncherError) as exc:
+                except (KeyError, MachineError) as exc:
                     wrong.append(repr(exc))
                 finally:
                     child.ended = True

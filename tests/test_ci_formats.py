@@ -19,13 +19,14 @@ import xmlschema
 from helpers import ROOT, SOLUTION, micrograde
 from recipes import run_recipe
 
+from grader.diagnosis.findings import CheckResult, Diagnosis
 from grader.exercise.config import default
 from grader.exercise.targets import Exercise
 from grader.report.classroom50 import render_classroom50
 from grader.report.gradescope import render_gradescope
 from grader.report.junit import render_junit
 from grader.report.markdown import render_markdown
-from grader.report.model import CheckResult, Diagnosis, Report
+from grader.report.model import Report
 from grader.report.text import render_text
 
 BUGGY = SOLUTION.replace("for node in reversed(topo):", "for node in topo:").replace(

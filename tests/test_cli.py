@@ -7,6 +7,8 @@ import json
 import pytest
 from helpers import CORPUS, ROOT, SOLUTION, micrograde
 
+from grader.errors import MachineError
+
 
 def test_reference_gets_full_marks_and_exit_0():
     result = micrograde("grade", "reference")
@@ -197,7 +199,7 @@ def test_a_machine_that_cannot_start_the_child_is_said_so_in_one_line(monkeypatc
     from grader.child import launcher
 
     def refuse(child, *args, **kwargs):  # as asking a dead launcher for a child does
-        raise launcher.LauncherError("the launcher is gone")
+        raise MachineError("the launcher is gone")
 
     monkeypatch.delenv("MICROGRADE_DEBUG", raising=False)
     monkeypatch.setattr(launcher.Child, "__init__", refuse)

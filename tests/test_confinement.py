@@ -28,11 +28,11 @@ from grader.child import launcher, sandbox
 from grader.child.session import Session
 from grader.child.shipping import child_mark
 from grader.child.worker import WorkerLost
+from grader.errors import InputError
 from grader.exercise.cases import Case
 from grader.grade import Options, grade
 from grader.judging.plan import plan_op
 from grader.submission import source
-from grader.submission.errors import InputError
 from grader.submission.source import read_submission
 
 REFERENCE = ROOT / "reference" / "engine.py"
@@ -93,7 +93,7 @@ def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode)
     for _ in range(2):  # the loaded child dies in __add__; the second call starts a fresh one, which dies too
         with pytest.raises(WorkerLost):
             session.call(add, time.monotonic() + 10)
-    output = session.output()
+    output = session.observed().output
     session.close()
     assert canary.read_text() == "UNTOUCHED = True\n"
     # loaded by the first child, the train_step child started beside it, and the fresh one

@@ -184,7 +184,7 @@ def test_a_micrograd_package_of_the_students_own(tmp_path, mode):
     (submission / "micrograd" / "engine.py").write_text(engine)
     (submission / "train.py").write_text("from micrograd.engine import Value\n\n\ndef train_step" + train)
     report = grade(submission, Options(timeout=10.0))
-    assert report.diagnoses == []
+    assert report.diagnoses == ()
     assert report.score == report.max_score
 
 
@@ -211,7 +211,7 @@ def test_introspection_an_honest_submission_uses_still_works(tmp_path, mode):
         + SOLUTION
     )
     report = run(tmp_path, source)
-    assert report.diagnoses == []
+    assert report.diagnoses == ()
     assert report.score == report.max_score
     assert "ZeroDivisionError" in report.output
     assert 'File "<loading>"' in report.output

@@ -48,6 +48,18 @@ def test_the_inside_of_the_sandbox_imports_nothing_of_the_grader():
         assert outside == [], f"{path.relative_to(ROOT)} imports {outside}"
 
 
+def test_the_grading_process_imports_nothing_of_the_inside_but_its_policy():
+    """The child's modules are shipped as code (``grader.child.shipping``), never imported by the grading
+    process, which reads only the one statement of what a submission may not reach (``policy``)."""
+    inside = module_name(INSIDE / "__init__.py")
+    for path in python_files(GRADER):
+        if path.is_relative_to(INSIDE):
+            continue
+        reached = sorted(m for m in imported_modules(path) if m.startswith(inside + ".")
+                         and not m.startswith(f"{inside}.policy"))
+        assert reached == [], f"{path.relative_to(ROOT)} imports {reached}"
+
+
 def test_every_inside_module_is_shipped():
     """A module of the inside that the child or the fork server is never given would be dead code there."""
     from grader.child.shipping import CHILD_MODULES, FORK_SERVER_MODULES

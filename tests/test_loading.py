@@ -7,6 +7,7 @@ import json
 import nbformat
 from helpers import SOLUTION, micrograde
 
+from grader.exercise.kinds import TRAIN_STEP, VALUE
 from grader.submission.siblings import read_as_run
 
 
@@ -61,8 +62,8 @@ def folder(tmp_path, **files: str):
 
 def test_a_role_from_a_file_of_the_same_work_is_taken_and_said(tmp_path):
     submission = read_as_run(folder(tmp_path, engine=ENGINE, train=TRAIN) / "engine.py")
-    assert submission.providers["Value"].display == "engine.py"
-    assert submission.providers["train_step"].display == "train.py"
+    assert submission.providers[VALUE].display == "engine.py"
+    assert submission.providers[TRAIN_STEP].display == "train.py"
     assert any("train.py" in note and "folder" in note for note in submission.files[0].notes)
 
 
@@ -75,7 +76,7 @@ def test_a_file_that_only_sits_in_the_same_folder_is_not_taken(tmp_path):
     """Another student's file in a folder of files: it neither imports the graded file nor is imported."""
     other = "def train_step" + SOLUTION.split("def train_step")[1]
     submission = read_as_run(folder(tmp_path, alice=ENGINE, bob=other) / "alice.py")
-    assert submission.directory is None and submission.providers["train_step"].display == "alice.py"
+    assert submission.directory is None and submission.providers[TRAIN_STEP].display == "alice.py"
 
 
 def test_a_file_that_does_not_parse_is_graded_alone(tmp_path):

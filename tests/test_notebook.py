@@ -12,6 +12,7 @@ from helpers import CORPUS, ROOT, SOLUTION, micrograde
 from test_corpus import mutate
 
 from grader.grade import grade
+from grader.report.model import counterexample_json
 from grader.submission.comparison import graded_names, without_library
 from grader.submission.source import read_submission
 
@@ -73,7 +74,7 @@ def write_notebook(path, notebook: dict):
 def comparable(report) -> dict:
     return {"score": report.score, "targets": report.target_scores(),
             "codes": sorted((d.target, d.code) for d in report.diagnoses),
-            "checks": [(c.id, c.status, c.counterexample.to_json() if c.counterexample else None)
+            "checks": [(c.id, c.status, counterexample_json(c.counterexample) if c.counterexample else None)
                        for c in report.checks]}
 
 

@@ -24,6 +24,7 @@ from helpers import ROOT, processes_with
 from test_landlock import kernel_abi
 
 from grader.child import launcher, sandbox
+from grader.errors import MachineError
 
 # The confinement's modules, loaded as the child loads them (grader.child.shipping), with the plan and targets.
 LOADER = r"""
@@ -309,7 +310,7 @@ def test_a_child_that_cannot_be_set_up_is_the_machines_failure_not_a_crash(tmp_p
     child = launcher.Child("print('never')", ["-c"], (out.fileno(), out.fileno()), cwd=str(tmp_path / "gone"),
                             env=sandbox.environment(str(tmp_path)), limits=sandbox.limits(5),
                             isolated=launcher.detect().isolated)
-    with pytest.raises(launcher.LauncherError, match="could not be started: .*No such file or directory"):
+    with pytest.raises(MachineError, match="could not be started: .*No such file or directory"):
         child.started()
     assert not child.alive
     child.end()

@@ -30,29 +30,31 @@ from pathlib import Path
 
 from grader.child.sandbox import job_folder, new_job_folder, remove_tree
 from grader.child.worker import Streams, Worker, cpu_limit
+from grader.exercise.kinds import Lane
 
 _STARTED: list[Ahead] = []  # at most one: a command grades once
 
 
 class Ahead:
-    """A working directory and the children started in it ahead of the grade, by whether they train."""
+    """A working directory and the children started in it ahead of the grade, by lane."""
 
     def __init__(self) -> None:
         self.workdir = Path(new_job_folder())
-        self.workers: dict[bool, Worker] = {}
+        self.workers: dict[Lane, Worker] = {}
         self.thread = threading.Thread(target=self.start_children, name="micrograde-ahead", daemon=True)
 
     def start_children(self) -> None:
-        """Start the ops' child, then ``train_step``'s, with the default course's limits; stop at the first
-        that cannot start (the grade then starts its own, and says why)."""
+        """Start the default course's children, with its limits, in the order it needs them (the ops', then
+        ``train_step``'s); stop at the first that cannot start (the grade then starts its own, and says why)."""
         try:
             from grader.exercise.config import default
             from grader.exercise.targets import Exercise
 
-            cpu_seconds = cpu_limit(Exercise(default()).time_budget())
-            for training in (False, True):
-                worker = Worker(self.workdir, Streams(), cpu_seconds=cpu_seconds, training=training)
-                self.workers[training] = worker
+            exercise = Exercise(default())
+            cpu_seconds = cpu_limit(exercise.time_budget())
+            for lane in exercise.lanes:
+                worker = Worker(self.workdir, Streams(), cpu_seconds=cpu_seconds, lane=lane)
+                self.workers[lane] = worker
                 worker.start()
         except Exception:  # noqa: BLE001 - the grade's own start meets the same trouble, and reports it
             return
@@ -98,8 +100,8 @@ def discard() -> None:
 
 
 @contextlib.contextmanager
-def workspace() -> Iterator[tuple[Path, dict[bool, Worker]]]:
-    """A grade's working directory and the children started ahead in it, by whether they train (the
+def workspace() -> Iterator[tuple[Path, dict[Lane, Worker]]]:
+    """A grade's working directory and the children started ahead in it, by lane (the
     session takes those it adopts out of the dict); the rest are ended, and the directory removed, after."""
     ahead = taken()
     if ahead is None:

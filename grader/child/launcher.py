@@ -24,13 +24,10 @@ from collections import deque
 
 from grader.child import sandbox
 from grader.child.shipping import BOOTSTRAP, FORK_SERVER_MODULES, blob, child_mark, code_file, shipment
+from grader.errors import MachineError
 
 MESSAGE_BYTES = 1 << 16
 REPLY_SECONDS = 30.0  # a launcher that takes longer to fork is broken, not slow
-
-
-class LauncherError(RuntimeError):
-    """The launcher could not start a child: the machine's fault, never the submission's."""
 
 
 class Launcher:
@@ -64,7 +61,7 @@ class Launcher:
             try:
                 socket.send_fds(self.channel, [marshal.dumps(request)], list(fds))
             except OSError as exc:
-                raise LauncherError(f"the launcher is gone ({exc})") from None
+                raise MachineError(f"the launcher is gone ({exc})") from None
             self.tickets += 1
             self.owed.append(self.tickets)
             return self.tickets
@@ -74,10 +71,10 @@ class Launcher:
         with self.reading:
             while ticket not in self.replies:
                 if not select.select([self.channel], [], [], REPLY_SECONDS)[0]:
-                    raise LauncherError("the launcher stopped answering")
+                    raise MachineError("the launcher stopped answering")
                 message, fds, _, _ = socket.recv_fds(self.channel, MESSAGE_BYTES, 4)
                 if not message:
-                    raise LauncherError("the launcher is gone")
+                    raise MachineError("the launcher is gone")
                 self.replies[self.owed.popleft()] = marshal.loads(message), fds
             return self.replies.pop(ticket)
 
@@ -131,13 +128,13 @@ class Child:
         self.ended = False
 
     def started(self) -> int:
-        """The child's pid; ``LauncherError`` if it could not be started."""
+        """The child's pid; ``MachineError`` if it could not be started."""
         if self.pid is None:
             reply, fds = self.launcher.reply(self.ticket)
             self.pidfd = fds[0] if fds else None
             if "error" in reply:
                 self.ended = True
-                raise LauncherError(f"the submission's process could not be started: {reply['error']}")
+                raise MachineError(f"the submission's process could not be started: {reply['error']}")
             self.pid = reply["pid"]
         return self.pid
 
@@ -155,7 +152,7 @@ class Child:
         try:
             pid = self.started()
             self.launcher.reply(self.launcher.send({"kind": "end", "pid": pid}))
-        except LauncherError:
+        except MachineError:
             pass  # no launcher, no child: it was killed with the launcher, or never started
         finally:
             self.ended = True

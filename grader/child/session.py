@@ -10,192 +10,51 @@ import importlib
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
+from grader.exercise.kinds import LANES, PLAIN, ROLES, Lane
+from grader.exercise.names import CHILDREN_NAMES
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
-# The children of one submission, by what they grade: the ops and backward(), or train_step.
-OPS, TRAIN = "ops", "train"
-ROLES = (OPS, TRAIN)
+
+@dataclass(frozen=True)
+class Loaded:
+    """What loading the submission said, once, in the first child that loaded it (or how it was lost)."""
+
+    defined: dict[str, bool] = field(default_factory=dict)  # by role: whether the submission defines it
+    failures: tuple[dict, ...] = ()  # a file or cell that raised as it loaded, as the child described it
+    missing_modules: tuple[str, ...] = ()  # not installed here; given stand-ins so the file could load
+    violations: tuple[str, ...] = ()  # what the guard refused or recorded while it loaded
+    lost: WorkerLost | None = None  # loading hung or killed its process
 
 
-class Session:
-    """The submission's child processes: started, loaded, and restarted after a loss.
+@dataclass(frozen=True)
+class Observed:
+    """What the submission's children showed of themselves over the whole grade, besides its answers."""
 
-    Ops and ``backward`` are graded in one child; ``train_step`` in another,
-    the only one given the training engine.
-    """
+    violations: tuple[str, ...] = ()  # cheating attempts the guard refused or recorded
+    truncated: bool = False  # it printed more than the report keeps
+    equality: str | None = None  # "value" or "unhashable": how the class compares (see diagnosis.equality)
+    inferred: dict[str, str] = field(default_factory=dict)  # the exercise's name -> the class's own, where they differ
+    confinement: dict = field(default_factory=dict)  # what held in every child (the weakest counts)
+    output: str = ""  # what it printed, capped
 
-    def __init__(self, submission: Submission, workdir: Path, exercise: Exercise,
-                 ahead: dict[bool, Worker] | None = None):
-        self.submission = submission
-        self.workdir = workdir
-        self.exercise = exercise
-        self.ahead = {} if ahead is None else ahead  # children started in ``workdir`` ahead (``grader.child.ahead``)
-        self.workers: dict[str, Worker | None] = {role: None for role in ROLES}
-        self.defined: dict[str, bool] = {}
-        self.failures: list[dict] = []
-        self.missing_modules: list[str] = []  # not installed here; given stand-ins so the file could load
-        self.equality: str | None = None  # "value" or "unhashable": how the class compares (see diagnosis.equality)
-        self.inferred: dict[str, str] = {}  # the exercise's name -> the class's own, where they differ
-        self.load_lost: WorkerLost | None = None
+
+class Watch:
+    """What every reply says about the process itself (cheating attempts, cut output) and about the
+    class (how it compares nodes, what it names their parts), gathered as the replies come."""
+
+    def __init__(self) -> None:
         self.violations: list[str] = []
         self.truncated = False
-        self.streams: list[Streams] = []  # one per child started, in order
-        self.confinement: dict = {}  # what held in every child (a layer that failed once counts as failed)
-
-    def load_request(self) -> dict:
-        modules = []
-        unique = []
-        for name in ("Value", "train_step"):
-            source = self.submission.providers.get(name)
-            if source is None or source.read_error:
-                continue
-            if any(u.syntax_error for u in source.units) and source.kind == "py":
-                continue
-            if source in unique:
-                modules[unique.index(source)]["provides"].append(name)
-                continue
-            unique.append(source)
-            directory, package = None, None
-            if self.submission.directory is not None:
-                relative = source.path.relative_to(self.submission.directory)
-                directory = str(self.workdir / "submission" / relative.parent)
-                package = self.package_of(relative)
-            modules.append({
-                "name": source.path.stem if source.path.stem.isidentifier() else "submission",
-                "directory": directory,
-                "package": package,
-                "provides": [name],
-                "units": [{"filename": u.filename, "source": u.source, "label": u.cell,
-                           "isolated": source.kind == "ipynb"}
-                          for u in source.units if not u.syntax_error],
-            })
-        return {"kind": "load", "modules": modules, "names": dict(self.submission.names),
-                "time_limit": self.exercise.config.load_time_limit}
-
-    def package_of(self, relative: Path) -> dict | None:
-        """The package a file of the submission belongs to (``src/micrograd/engine.py`` with an
-        ``__init__.py`` beside it: ``micrograd``), and the folder it is imported from, as an installed
-        package is: its own absolute imports (``from micrograd.topo import topo``) and relative ones work."""
-        own = {s.path.relative_to(self.submission.directory) for s in self.submission.files}
-        parts, folder = [], relative.parent
-        while folder != folder.parent and folder / "__init__.py" in own and folder.name.isidentifier():
-            parts.insert(0, folder.name)
-            folder = folder.parent
-        if not parts:
-            return None
-        return {"name": ".".join(parts), "root": str(self.workdir / "submission" / folder)}
-
-    def launch(self, role: str = OPS) -> int:
-        """Start a process (or adopt the one started ahead for it) and send it the submission to load;
-        returns the load request's id."""
-        worker = self.started_ahead(role) or Worker(self.workdir, Streams(), cpu_seconds=self.cpu_seconds(),
-                                                    training=role == TRAIN)
-        self.streams.append(worker.streams)
-        self.workers[role] = worker
-        return worker.send(self.load_request())
-
-    def cpu_seconds(self) -> int:
-        """Each child's CPU limit: no more than the wall-clock time all its work is given."""
-        return cpu_limit(self.exercise.time_budget())
-
-    def started_ahead(self, role: str) -> Worker | None:
-        """The child started ahead for ``role``, if it is the one ``launch`` would start: with this CPU
-        limit, alive, and for a submission that is a file (a folder's files must be in the working
-        directory before a child confines itself). Taken once: a later launch starts a fresh one."""
-        worker = self.ahead.get(role == TRAIN)
-        if (worker is None or self.submission.directory is not None or worker.cpu_seconds != self.cpu_seconds()
-                or worker.workdir != self.workdir or not worker.alive):
-            return None
-        return self.ahead.pop(role == TRAIN)
-
-    def settle(self, role: str, load_id: int) -> None:
-        """Wait for a launched process to load the submission; keep what the first load said."""
-        worker = self.workers[role]
-        try:
-            reply = self.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
-        finally:
-            self.record_confinement(worker, worker.init_reply.get("confinement"))
-        if not self.defined:
-            self.defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
-            failures = reply.get("failures", [])
-            self.failures = [f for f in failures if isinstance(f, dict)] if isinstance(failures, list) else []
-            missing = reply.get("missing_modules", [])
-            self.missing_modules = [m for m in missing if isinstance(m, str)][:20] if isinstance(missing, list) else []
-
-    def open(self) -> None:
-        """Start the processes; a load that hangs or dies is recorded, not raised.
-
-        The process for ``train_step`` starts and loads alongside the first (it has
-        a core of its own on most machines); if that early load is lost, the process
-        is started again when ``train_step`` is graded, as if it had never been tried.
-        Without namespaces the two share one working directory, and a submission that
-        writes and reads back a file as it loads would race its other self: there the
-        second loads once the first has.
-        """
-        if self.submission.directory is not None:
-            copy_sources(self.submission, self.workdir / "submission")
-        try:
-            first = self.launch()
-            shared = not self.workers[OPS].sandbox.isolated
-            early = None if shared else self.launch_early()
-            # The search loads while the children start (Hypothesis itself only if a search needs it).
-            importlib.import_module("grader.search.engine")
-            self.settle(OPS, first)
-        except WorkerLost as lost:
-            self.load_lost = lost
-            self.close()
-            return
-        if shared:
-            early = self.launch_early()
-        if early is not None:
-            try:
-                self.settle(TRAIN, early)
-            except WorkerLost:
-                self.forget(TRAIN)
-
-    def launch_early(self) -> int | None:
-        """Launch the process for ``train_step`` if the exercise grades it; None if not (or lost)."""
-        if not any(target.kind == "train" for target in self.exercise.targets):
-            return None
-        try:
-            return self.launch(TRAIN)
-        except WorkerLost:
-            self.forget(TRAIN)
-            return None
-
-    def forget(self, role: str) -> None:
-        """End one process; the next call for it starts a fresh one."""
-        if self.workers[role] is not None:
-            self.workers[role].close()
-            self.workers[role] = None
-
-    def call(self, request: dict, deadline: float, role: str = OPS) -> dict:
-        return next(self.call_many([request], deadline, role))
-
-    def call_many(self, requests: list[dict], deadline: float, role: str = OPS) -> Iterator[dict]:
-        """The replies to ``requests`` in order, sent ahead of their replies (``Worker.call_many``)."""
-        if self.load_lost is not None:
-            raise self.load_lost
-        worker = self.workers[role]
-        if worker is None or not worker.alive:
-            self.settle(role, self.launch(role))
-            worker = self.workers[role]
-        for reply in worker.call_many(requests, max(0.05, deadline - time.monotonic())):
-            yield self.observe(reply)
-
-    def record_confinement(self, worker: Worker, held: object) -> None:
-        """Keep what the child said held, before any submission code ran; the weakest child counts."""
-        held = held if isinstance(held, dict) else {"filesystem": "unknown (the child did not say)"}
-        if not self.confinement or not worker.sandbox.to_json(held)["tamper_proof"]:
-            self.confinement = held
+        self.equality: str | None = None
+        self.inferred: dict[str, str] = {}
+        self.confinement: dict = {}
 
     def observe(self, reply: dict) -> dict:
-        """Keep what every reply says about the process itself (cheating attempts, cut output) and
-        about the class (how it compares nodes, what it names their parts)."""
         violations = reply.get("violations")
         if isinstance(violations, list):
             for v in violations:
@@ -210,13 +69,194 @@ class Session:
                              and isinstance(name, str) and name.isidentifier() and len(name) <= 40}
         return reply
 
-    def output(self) -> str:
-        return captured_output(self.streams)
+    def record_confinement(self, worker: Worker, held: object) -> None:
+        """Keep what the child said held, before any submission code ran; the weakest child counts."""
+        held = held if isinstance(held, dict) else {"filesystem": "unknown (the child did not say)"}
+        if not self.confinement or not worker.sandbox.to_json(held)["tamper_proof"]:
+            self.confinement = held
+
+    def snapshot(self, output: str) -> Observed:
+        return Observed(tuple(self.violations), self.truncated, self.equality, dict(self.inferred),
+                        dict(self.confinement), output)
+
+
+class Session:
+    """The submission's child processes: started, loaded, and restarted after a loss.
+
+    One child for each lane the exercise's targets run in (``grader.exercise.kinds``): the ops and
+    ``backward`` in the plain one, ``train_step`` in the one given the training engine. What the first
+    load said is ``loaded``; what the children showed of themselves, ``observed()``.
+    """
+
+    def __init__(self, submission: Submission, workdir: Path, exercise: Exercise,
+                 ahead: dict[Lane, Worker] | None = None):
+        self.submission = submission
+        self.workdir = workdir
+        self.exercise = exercise
+        self.ahead = {} if ahead is None else ahead  # children started in ``workdir`` ahead (``grader.child.ahead``)
+        self.workers: dict[Lane, Worker | None] = {lane: None for lane in LANES}
+        self.loaded: Loaded | None = None  # what the first load said, once it has
+        self.watch = Watch()
+        self.streams: list[Streams] = []  # one per child started, in order
+
+    def load_request(self) -> dict:
+        modules = []
+        unique = []
+        for role in ROLES:
+            source = self.submission.providers.get(role)
+            if source is None or source.read_error:
+                continue
+            if any(u.syntax_error for u in source.units) and source.kind == "py":
+                continue
+            if source in unique:
+                modules[unique.index(source)]["provides"].append(role.key)
+                continue
+            unique.append(source)
+            directory, package = None, None
+            if self.submission.directory is not None:
+                relative = source.path.relative_to(self.submission.directory)
+                directory = str(self.workdir / "submission" / relative.parent)
+                package = self.package_of(relative)
+            modules.append({
+                "name": source.path.stem if source.path.stem.isidentifier() else "submission",
+                "directory": directory,
+                "package": package,
+                "provides": [role.key],
+                "units": [{"filename": u.filename, "source": u.source, "label": u.cell,
+                           "isolated": source.kind == "ipynb"}
+                          for u in source.units if not u.syntax_error],
+            })
+        return {"kind": "load", "modules": modules, "time_limit": self.exercise.config.load_time_limit,
+                "children_names": CHILDREN_NAMES,
+                "roles": {role.key: {"name": name, "what": role.what} for role, name in self.submission.names.items()}}
+
+    def package_of(self, relative: Path) -> dict | None:
+        """The package a file of the submission belongs to (``src/micrograd/engine.py`` with an
+        ``__init__.py`` beside it: ``micrograd``), and the folder it is imported from, as an installed
+        package is: its own absolute imports (``from micrograd.topo import topo``) and relative ones work."""
+        own = {s.path.relative_to(self.submission.directory) for s in self.submission.files}
+        parts, folder = [], relative.parent
+        while folder != folder.parent and folder / "__init__.py" in own and folder.name.isidentifier():
+            parts.insert(0, folder.name)
+            folder = folder.parent
+        if not parts:
+            return None
+        return {"name": ".".join(parts), "root": str(self.workdir / "submission" / folder)}
+
+    def launch(self, lane: Lane = PLAIN) -> int:
+        """Start the child of ``lane`` (or adopt the one started ahead for it) and send it the submission to
+        load; returns the load request's id."""
+        worker = self.started_ahead(lane) or Worker(self.workdir, Streams(), cpu_seconds=self.cpu_seconds(),
+                                                    lane=lane)
+        self.streams.append(worker.streams)
+        self.workers[lane] = worker
+        return worker.send(self.load_request())
+
+    def cpu_seconds(self) -> int:
+        """Each child's CPU limit: no more than the wall-clock time all its work is given."""
+        return cpu_limit(self.exercise.time_budget())
+
+    def started_ahead(self, lane: Lane) -> Worker | None:
+        """The child started ahead for ``lane``, if it is the one ``launch`` would start: with this CPU
+        limit, alive, and for a submission that is a file (a folder's files must be in the working
+        directory before a child confines itself). Taken once: a later launch starts a fresh one."""
+        worker = self.ahead.get(lane)
+        if (worker is None or self.submission.directory is not None or worker.cpu_seconds != self.cpu_seconds()
+                or worker.workdir != self.workdir or not worker.alive):
+            return None
+        return self.ahead.pop(lane)
+
+    def settle(self, lane: Lane, load_id: int) -> dict:
+        """Wait for a launched process to load the submission; its load's reply."""
+        worker = self.workers[lane]
+        try:
+            return self.watch.observe(worker.receive(load_id, self.exercise.config.load_time_limit))
+        finally:
+            self.watch.record_confinement(worker, worker.init_reply.get("confinement"))
+
+    def open(self) -> None:
+        """Start the processes; a load that hangs or dies is recorded, not raised.
+
+        The plain child loads first; the other lanes' children (``train_step``'s) start and load
+        alongside it (each has a core of its own on most machines); if such an early load is lost, the
+        child is started again when its target is graded, as if it had never been tried. Without
+        namespaces the children share one working directory, and a submission that writes and reads
+        back a file as it loads would race its other self: there the others load once the first has.
+        """
+        if self.submission.directory is not None:
+            copy_sources(self.submission, self.workdir / "submission")
+        try:
+            first = self.launch()
+            shared = not self.workers[PLAIN].sandbox.isolated
+            early = {} if shared else self.launch_early()
+            # The search loads while the children start (Hypothesis itself only if a search needs it).
+            importlib.import_module("grader.search.engine")
+            said = self.settle(PLAIN, first)
+        except WorkerLost as lost:
+            self.loaded = Loaded(violations=tuple(self.watch.violations), lost=lost)
+            self.close()
+            return
+        if shared:
+            early = self.launch_early()
+        for lane, load_id in early.items():
+            try:
+                again = self.settle(lane, load_id)
+                said = said if isinstance(said.get("defined"), dict) and said["defined"] else again
+            except WorkerLost:
+                self.forget(lane)
+        self.loaded = loaded_from(said, self.watch.violations)
+
+    def launch_early(self) -> dict[Lane, int]:
+        """Launch the child of every other lane the exercise grades in; the load request of each (not of a
+        child lost as it started)."""
+        launched = {}
+        for lane in self.exercise.lanes:
+            if lane == PLAIN:
+                continue
+            try:
+                launched[lane] = self.launch(lane)
+            except WorkerLost:
+                self.forget(lane)
+        return launched
+
+    def forget(self, lane: Lane) -> None:
+        """End one child; the next call for its lane starts a fresh one."""
+        if self.workers[lane] is not None:
+            self.workers[lane].close()
+            self.workers[lane] = None
+
+    def call(self, request: dict, deadline: float, lane: Lane = PLAIN) -> dict:
+        return next(self.call_many([request], deadline, lane))
+
+    def call_many(self, requests: list[dict], deadline: float, lane: Lane = PLAIN) -> Iterator[dict]:
+        """The replies to ``requests`` in order, sent ahead of their replies (``Worker.call_many``)."""
+        if self.loaded is not None and self.loaded.lost is not None:
+            raise self.loaded.lost
+        worker = self.workers[lane]
+        if worker is None or not worker.alive:
+            self.settle(lane, self.launch(lane))
+            worker = self.workers[lane]
+        for reply in worker.call_many(requests, max(0.05, deadline - time.monotonic())):
+            yield self.watch.observe(reply)
+
+    def observed(self) -> Observed:
+        """What the children showed of themselves so far, with what the submission printed."""
+        return self.watch.snapshot(captured_output(self.streams))
 
     def close(self) -> None:
         """End the children (a later call starts a fresh one)."""
-        for role in self.workers:
-            self.forget(role)
+        for lane in self.workers:
+            self.forget(lane)
+
+
+def loaded_from(reply: dict, violations: list[str]) -> Loaded:
+    """A load's reply as a value; nothing in it is trusted to be of the type it claims."""
+    defined = reply.get("defined", {}) if isinstance(reply.get("defined"), dict) else {}
+    failures = reply.get("failures", [])
+    missing = reply.get("missing_modules", [])
+    return Loaded(defined, tuple(f for f in failures if isinstance(f, dict)) if isinstance(failures, list) else (),
+                  tuple([m for m in missing if isinstance(m, str)][:20]) if isinstance(missing, list) else (),
+                  tuple(violations))
 
 
 def copy_sources(submission: Submission, destination: Path) -> None:

@@ -12,14 +12,18 @@ executed once, there, and every child forked from it starts from them (fork
 gives each its own copy of their state). A child runs BOOTSTRAP too, on a blob
 that ships no module, only the training engine for the child that grades
 ``train_step`` (``None`` for every other); the fork server hands it the
-entry point and namespaces of the child's modules (``_entry``). The other
+entry point and namespaces of the child's modules (``_entry``). The training
+engine is ``inside/training.py`` with the reference MLP (``reference/nn.py``) on
+top, compiled as one module (``training_engine``). The other
 process runs the same interpreter, so nothing of the grader's is compiled, or
 read from a file, on its side.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.machinery
+import importlib.util
 import marshal
 import os
 import tempfile
@@ -27,6 +31,7 @@ import types
 from pathlib import Path
 
 INSIDE = Path(__file__).parent / "inside"
+MLP = "reference.nn"  # the model a training function is graded on, shipped on top of the training engine
 PACKAGE = "micrograde_child"  # what the shipped modules are called in the other process, briefly
 BOOTSTRAP = f"""\
 import marshal, os, sys
@@ -74,6 +79,16 @@ def renamed(code: types.CodeType, filename: str) -> types.CodeType:
     """``code`` and the code objects in it (functions, classes), all with ``filename``."""
     consts = tuple(renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
     return code.replace(co_filename=filename, co_consts=consts)
+
+
+def training_engine() -> types.CodeType:
+    """The training engine's code: ``inside/training.py`` and, on top, the reference MLP with its import of the
+    reference engine left out (its ``Value`` is the training engine's), as one module, named ``training``.
+    The reference engine itself never enters a child."""
+    engine = ast.parse((INSIDE / "training.py").read_text(encoding="utf-8"))
+    mlp = ast.parse(Path(importlib.util.find_spec(MLP).origin).read_text(encoding="utf-8"))
+    body = [node for node in mlp.body if not (isinstance(node, ast.ImportFrom) and node.module == "reference.engine")]
+    return compile(ast.Module([*engine.body, *body], type_ignores=[]), "<training>", "exec")
 
 
 def shipment(modules: tuple[str, ...], training: types.CodeType | None = None) -> dict:

@@ -27,19 +27,13 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-import reference.nn
 from grader.child import launcher, sandbox
-from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, shipment
+from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, shipment, training_engine
+from grader.exercise.kinds import PLAIN, Lane
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
     import typing
-
-# The training engine with the reference MLP on top; it goes only to the child that grades train_step.
-TRAINING_ENGINE = "\n\n".join((
-    Path(__file__).with_name("inside").joinpath("training.py").read_text(encoding="utf-8"),
-    Path(reference.nn.__file__).read_text(encoding="utf-8").replace("from reference.engine import Value\n", ""),
-))
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 WINDOW_BYTES = 16 * 1024  # requests sent ahead of their replies (a pipe holds at least this much)
 REFILL_BYTES = WINDOW_BYTES // 2  # more are sent once no more than this awaits its replies
@@ -50,13 +44,12 @@ WATCH_SECONDS = 0.025  # how often the working directory is measured while a chi
 
 
 @functools.cache
-def compiled(training: bool) -> bytes:
-    """What a child is shipped beside the modules of ``grader/child/inside/`` (the fork server has run
-    those, ``grader.child.shipping``), made once a process, before the first child starts (nothing a
-    submission does later can change what the next child is given): the training engine, for the
-    child that grades ``train_step`` only."""
-    engine = compile(TRAINING_ENGINE, "<training engine>", "exec") if training else None
-    return blob(shipment((), engine))
+def compiled(lane: Lane) -> bytes:
+    """What a child of ``lane`` is shipped beside the modules of ``grader/child/inside/`` (the fork server
+    has run those, ``grader.child.shipping``), made once a process, before the first child starts (nothing
+    a submission does later can change what the next child is given): the training engine, for the lane
+    that has it only."""
+    return blob(shipment((), training_engine() if lane.training_engine else None))
 
 
 class WorkerLost(BaseException):
@@ -103,11 +96,11 @@ def cpu_limit(budget: float) -> int:
 class Worker:
     """One child process, started on first use."""
 
-    def __init__(self, workdir: Path, streams: Streams, cpu_seconds: int = 120, training: bool = False,
+    def __init__(self, workdir: Path, streams: Streams, cpu_seconds: int = 120, lane: Lane = PLAIN,
                  kernel: bool = False):
         self.workdir = workdir
         self.streams = streams
-        self.training = training  # this child grades train_step: it gets the training engine
+        self.lane = lane  # which child of the grade it is: what it is shipped beside the submission
         self.kernel = kernel  # this child is ``--execute``'s notebook kernel (``grader/child/inside/kernel.py``)
         self.cpu_seconds = cpu_seconds
         self.sandbox = launcher.detect()
@@ -120,7 +113,7 @@ class Worker:
     def start(self) -> None:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        code = code_file(compiled(self.training))
+        code = code_file(compiled(self.lane))
         workdir = self.workdir.resolve()
         layer = self.sandbox.shared_layer(workdir)
         passed = (code, req_r, rep_w)  # the child's 3, 4, 5; the shared Landlock layer, if any, comes next
@@ -169,7 +162,7 @@ class Worker:
             self.lost("crash", "the submission's process exited")
 
     def lost(self, reason: str, detail: str) -> typing.NoReturn:
-        """Kill the child and raise ``WorkerLost``; ``LauncherError`` instead if it never started."""
+        """Kill the child and raise ``WorkerLost``; ``MachineError`` instead if it never started."""
         self.process.started()
         self.kill()
         raise WorkerLost(reason, detail) from None

@@ -12,13 +12,15 @@ compares, and the failing case holds two distinct nodes with the same value.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from grader.diagnosis import feedback
 from grader.diagnosis.codes import CODES
+from grader.diagnosis.findings import Diagnosis
 from grader.exercise.expr import forward_values, shares_a_value
+from grader.exercise.kinds import VALUE
 from grader.exercise.ops import method_name
 from grader.judging.judge import Verdict
-from grader.report.model import Report
 from grader.submission.source import Location, SourceFile, Submission
 from grader.submission.tree import walk
 
@@ -73,19 +75,20 @@ def membership_line(source: SourceFile, class_name: str, method: str) -> Locatio
     return None
 
 
-def describe(report: Report, submission: Submission, equality_kind: str | None) -> None:
-    """Word each ``value-equality`` diagnosis with its cause and point it at the set that collapses."""
-    source = submission.providers.get("Value")
-    cls = submission.names["Value"]
-    for diagnosis in report.diagnoses:
-        if diagnosis.code != "value-equality" or equality_kind not in CAUSE:
-            continue
-        cause = CAUSE[equality_kind].format(cls=cls)
-        case = feedback.explain_case(diagnosis.counterexample)
-        diagnosis.message = " ".join(part for part in (
-            f"{method_name(diagnosis.target)} goes wrong because {cause}.", case,
-            CODES["value-equality"].concept) if part)
-        method = "backward" if diagnosis.target == "backward" else "__init__"
-        where = membership_line(source, cls, method) if source is not None else None
-        if where is not None:
-            diagnosis.line, diagnosis.file, diagnosis.cell = where.line, where.file, where.cell
+def describe(diagnoses: list[Diagnosis], submission: Submission, equality_kind: str | None) -> list[Diagnosis]:
+    """``diagnoses`` with each ``value-equality`` worded with its cause and pointed at the set that collapses."""
+    if equality_kind not in CAUSE:
+        return diagnoses
+    return [worded(d, submission, equality_kind) if d.code == "value-equality" else d for d in diagnoses]
+
+
+def worded(diagnosis: Diagnosis, submission: Submission, equality_kind: str) -> Diagnosis:
+    source = submission.providers.get(VALUE)
+    cls = submission.names[VALUE]
+    cause = CAUSE[equality_kind].format(cls=cls)
+    case = feedback.explain_case(diagnosis.counterexample)
+    message = " ".join(part for part in (f"{method_name(diagnosis.target)} goes wrong because {cause}.", case,
+                                         CODES["value-equality"].concept) if part)
+    method = "backward" if diagnosis.target == "backward" else "__init__"
+    where = membership_line(source, cls, method) if source is not None else None
+    return replace(diagnosis, message=message, where=where or diagnosis.where)

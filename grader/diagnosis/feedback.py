@@ -8,12 +8,11 @@ from __future__ import annotations
 import math
 
 from grader.diagnosis.codes import CODES, UNUSABLE
+from grader.diagnosis.findings import Counterexample, fmt
 from grader.exercise.cases import Case, TrainCase
 from grader.exercise.expr import operands
 from grader.exercise.ops import OPS, local_derivatives, method_name
 from grader.judging.judge import Verdict
-from grader.report.graph import mermaid
-from grader.report.model import Counterexample, fmt
 
 
 def describe_error(error: dict) -> str:
@@ -30,13 +29,12 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
     if isinstance(case, TrainCase):
         return Counterexample(case.label, {}, dict(verdict.expected), dict(verdict.actual), "reference")
     expression = case.label
-    graph = mermaid(*verdict.graph) if verdict.graph else None
     drawing = verdict.graph or None
     if focus != "grad" and not verdict.forward_ok:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
-                              {"data": verdict.actual_data}, "reference", graph, drawing)
+                              {"data": verdict.actual_data}, "reference", drawing)
     return Counterexample(expression, case.values, dict(verdict.expected), dict(verdict.actual),
-                          verdict.oracle, graph, drawing)
+                          verdict.oracle, drawing)
 
 
 def explain_case(example: Counterexample | None) -> str:

@@ -3,16 +3,15 @@ unusable class; said once, not as a failure of every method in turn."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from grader.child.session import Loaded
 from grader.diagnosis import feedback
-from grader.report.model import Diagnosis, Report
+from grader.diagnosis.findings import Diagnosis
+from grader.exercise.kinds import ROLES, Role
 from grader.submission import shape
 from grader.submission.notebook import SKIP_TAG, first_line
 from grader.submission.source import Location, Submission
-
-TYPE_CHECKING = False  # as in grader/__init__.py
-if TYPE_CHECKING:
-    from grader.child.session import Session
-
 
 INFERRED = {"grad": "keeps each node's gradient in .{name}", "_backward": "stores each op's closure as .{name}"}
 
@@ -46,57 +45,67 @@ def exit_warning(failure: dict) -> str:
             "as when running the file; what was defined before it is graded")
 
 
-def load_diagnoses(submission: Submission, session: Session, report: Report) -> dict[str, str]:
-    """Record load-level problems; return, for ``Value`` and ``train_step``, why they could not be loaded."""
-    blocked: dict[str, str] = {}
+@dataclass(frozen=True)
+class LoadFindings:
+    """What loading the submission showed: its diagnoses and warnings, and for each part (``Value``,
+    ``train_step``) that could not be loaded, why; the targets of such a part are not run."""
 
-    def problem(code: str, detail: str, line: int | None = None, file: str | None = None) -> None:
-        report.diagnoses.append(Diagnosis(code, "submission",
-                                          feedback.message(code, "submission", None, "both", detail),
-                                          line=line, file=file))
+    diagnoses: tuple[Diagnosis, ...] = ()
+    warnings: tuple[str, ...] = ()
+    blocked: dict[Role, str] = field(default_factory=dict)
 
+
+def problem(code: str, detail: str, where: Location | None = None) -> Diagnosis:
+    """A diagnosis of the submission as a whole."""
+    return Diagnosis(code, "submission", feedback.message(code, "submission", None, "both", detail), where)
+
+
+def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) -> LoadFindings:
+    """The load-level problems of ``submission``, from reading it and from what loading it said."""
+    diagnoses: list[Diagnosis] = []
+    warnings: list[str] = []
+    blocked: dict[Role, str] = {}
     for detail, location in submission.load_problems():
-        problem("load-error", detail, location.line, location.file)
-        for name, source in submission.providers.items():
+        diagnoses.append(problem("load-error", detail, location))
+        for role, source in submission.providers.items():
             if source.display == location.file:
-                blocked[name] = f"{location.describe()} did not load"
-    if session.load_lost is not None:
-        lost = session.load_lost
-        if lost.reason == "timeout":
-            where = shape.top_level_work(submission)
-            report.diagnoses.append(load_timeout(where, session.exercise.config.load_time_limit))
+                blocked[role] = f"{location.describe()} did not load"
+    if loaded.lost is not None:
+        if loaded.lost.reason == "timeout":
+            diagnoses.append(load_timeout(shape.top_level_work(submission), load_time_limit))
         else:
-            problem("load-error", f"while loading, {lost.detail}")
-        return {name: "the submission did not load" for name in ("Value", "train_step")}
-    for module in session.missing_modules:
-        report.warnings.append(f"{module[:80]} is not installed where micrograde runs: the submission was graded "
-                               f"without it, and only code that uses it fails (as missing-module)")
-    for failure in session.failures:
+            diagnoses.append(problem("load-error", f"while loading, {loaded.lost.detail}"))
+        return LoadFindings(tuple(diagnoses), tuple(warnings),
+                            dict.fromkeys(ROLES, "the submission did not load"))
+    for module in loaded.missing_modules:
+        warnings.append(f"{module[:80]} is not installed where micrograde runs: the submission was graded "
+                        f"without it, and only code that uses it fails (as missing-module)")
+    for failure in loaded.failures:
         if failure.get("type") == "LoadTimeout":
             where = shape.statement_at(submission, failure.get("unit_file"), failure.get("line"))
-            where = where or shape.top_level_work(submission)
-            report.diagnoses.append(load_timeout(where, session.exercise.config.load_time_limit))
-            return {name: "the submission did not load in time" for name in ("Value", "train_step")}
+            diagnoses.append(load_timeout(where or shape.top_level_work(submission), load_time_limit))
+            return LoadFindings(tuple(diagnoses), tuple(warnings),
+                                dict.fromkeys(ROLES, "the submission did not load in time"))
         if failure.get("exit") is True:
-            report.warnings.append(exit_warning(failure))
-            for name in ("Value", "train_step"):
-                if not session.defined.get(name):
-                    blocked.setdefault(name, "the submission called sys.exit() before defining it")
+            warnings.append(exit_warning(failure))
+            for role in ROLES:
+                if not loaded.defined.get(role.key):
+                    blocked.setdefault(role, "the submission called sys.exit() before defining it")
             continue
         if failure.get("unit") is not None:
-            report.warnings.append(cell_warning(submission, failure))
+            warnings.append(cell_warning(submission, failure))
             continue
         line, file = failure.get("line"), failure.get("file")
-        if not refused_import(failure, session.violations):  # forbidden-import says it, with advice that fits
-            problem("load-error", feedback.describe_error(failure), line if isinstance(line, int) else None,
-                    file if isinstance(file, str) else None)
-        for name in ("Value", "train_step"):
-            if not session.defined.get(name):
-                blocked.setdefault(name, "the submission stopped with an error before defining it")
-    return blocked
+        if not refused_import(failure, loaded.violations):  # forbidden-import says it, with advice that fits
+            where = Location(file, line if isinstance(line, int) else None) if isinstance(file, str) else None
+            diagnoses.append(problem("load-error", feedback.describe_error(failure), where))
+        for role in ROLES:
+            if not loaded.defined.get(role.key):
+                blocked.setdefault(role, "the submission stopped with an error before defining it")
+    return LoadFindings(tuple(diagnoses), tuple(warnings), blocked)
 
 
-def refused_import(failure: dict, violations: list[str]) -> bool:
+def refused_import(failure: dict, violations: tuple[str, ...]) -> bool:
     """Whether loading stopped because the guard refused a forbidden import (``import torch``): the file runs
     where the library is installed, so "the file must run on its own" would be wrong advice."""
     message = str(failure.get("message", ""))
@@ -111,34 +120,28 @@ def load_timeout(where: Location | None, seconds: float) -> Diagnosis:
         advice = f"tag that cell {SKIP_TAG} (Jupyter: View > Cell Toolbar > Tags) so the grader leaves it out"
     else:
         advice = 'put demo and training code under if __name__ == "__main__": so it runs only when you run the file'
-    detail = f"{place} was still running after {seconds:g} s; {advice}"
-    return Diagnosis("load-timeout", "submission", feedback.message("load-timeout", "submission", None, "both",
-                                                                    detail),
-                     where.line if where else None, where.file if where else None, where.cell if where else None)
+    return problem("load-timeout", f"{place} was still running after {seconds:g} s; {advice}", where)
 
 
-def cheating(submission: Submission, session: Session, report: Report) -> None:
+def cheating(submission: Submission, violations: tuple[str, ...]) -> Diagnosis | None:
     """One ``forbidden-import`` for any use of an autograd library or of the grader, seen or attempted."""
     static = submission.forbidden_imports()
     evidence = [f"imports {name}" for name, _ in static]
-    evidence += [f"tried to {what}" for what in session.violations
+    evidence += [f"tried to {what}" for what in violations
                  if not any(what == f"import {name}" for name, _ in static)]
     if not evidence:
-        return
-    location = static[0][1] if static else None
-    report.diagnoses.append(Diagnosis(
-        "forbidden-import", "submission",
-        feedback.message("forbidden-import", "submission", None, "both", "; ".join(dict.fromkeys(evidence[:5]))),
-        line=location.line if location else None, file=location.file if location else None,
-        cell=location.cell if location else None))
+        return None
+    return problem("forbidden-import", "; ".join(dict.fromkeys(evidence[:5])), static[0][1] if static else None)
 
 
-def merge_interface_problems(report: Report, constructor: Location | None) -> None:
+def merge_interface_problems(diagnoses: list[Diagnosis], constructor: Location | None,
+                             of_the_class: set[str]) -> list[Diagnosis]:
     """A class the grader cannot make nodes of is one problem of the submission, said once and
-    pointed at its constructor, not a failure of every method in turn."""
-    found = [d for d in report.diagnoses if d.code == "interface" and d.target != "train_step"]
-    if found:
-        report.diagnoses = [d for d in report.diagnoses if d not in found]
-        where = constructor or Location(found[0].file or "", found[0].line, found[0].cell)
-        report.diagnoses.insert(0, Diagnosis("interface", "submission", found[0].message,
-                                             where.line, where.file or None, where.cell))
+    pointed at its constructor, not a failure of every method in turn (``of_the_class``: the targets
+    that are the class's methods)."""
+    found = [d for d in diagnoses if d.code == "interface" and d.target in of_the_class]
+    if not found:
+        return diagnoses
+    where = constructor or found[0].where
+    return [Diagnosis("interface", "submission", found[0].message, where),
+            *(d for d in diagnoses if d not in found)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from grader.child.inside.interface import CHILDREN_NAMES
+from grader.exercise.names import CHILDREN_NAMES
 from grader.submission.tree import walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

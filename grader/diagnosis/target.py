@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from grader.diagnosis import blame, equality, feedback, rules, training
+from grader.diagnosis.findings import Diagnosis
 from grader.exercise import ops
 from grader.exercise.cases import Case, TrainCase
 from grader.exercise.targets import Target
 from grader.judging.judge import Verdict
-from grader.report.model import Diagnosis
 from grader.submission.source import Submission
 
 TYPE_CHECKING = False  # as in grader/__init__.py
@@ -29,6 +31,31 @@ def refined(code: str, verdict: Verdict | None, kind: str) -> str:
     return code
 
 
+def op_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None) -> dict[str, Verdict]:
+    """An op's codes: how kinds of its cases compare, and what its ``_backward`` visibly does."""
+    return rules.diagnose_op(target.name, verdicts, blame.attaches_backward(function.node) if function else None,
+                             blame.overwrites_gradient(function.node) if function else None)
+
+
+def backward_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None) -> dict[str, Verdict]:
+    """``backward``'s codes: what the order of the nodes' ``_backward`` runs shows."""
+    return rules.diagnose_backward(verdicts)
+
+
+def train_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None) -> dict[str, Verdict]:
+    """A training function's codes: how parameters and losses moved, and what the function visibly does."""
+    return rules.diagnose_train(verdicts, training.train_shape(function.node if function else None))
+
+
+# The rules of each kind of target (``grader.exercise.kinds``): its verdicts, and the function as written,
+# to the codes they show, each with the smallest verdict that shows it.
+RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[str, Verdict]]] = {
+    "op": op_codes,
+    "backward": backward_codes,
+    "train": train_codes,
+}
+
+
 def reflected_method(target: str) -> str | None:
     """The method Python calls for ``target`` with a plain number first (``__radd__`` for add)."""
     return next((op.method for op in ops.OPS.values() if op.number_first and op.uses == (target,)), None)
@@ -41,15 +68,8 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
     the statement most likely at fault. ``equality_seen`` is how the class compares nodes (see
     ``equality``); ``lost`` ended the target's child early, while it ran ``running``."""
     function = blame.written(submission, method)
-    if target.kind == "op":
-        codes = rules.diagnose_op(target.name, verdicts, blame.attaches_backward(function.node) if function else None,
-                                  blame.overwrites_gradient(function.node) if function else None)
-    elif target.kind == "backward":
-        codes = rules.diagnose_backward(verdicts)
-    else:
-        codes = rules.diagnose_train(verdicts, training.train_shape(function.node if function else None))
-    codes = equality.explain(equality_seen, codes, verdicts)
-    found: list[tuple[str, Verdict | None, str]] = [(refined(code, v, target.kind), v, "")
+    codes = equality.explain(equality_seen, RULES[target.kind.name](target, verdicts, function), verdicts)
+    found: list[tuple[str, Verdict | None, str]] = [(refined(code, v, target.kind.name), v, "")
                                                     for code, v in codes.items()]
     if lost is not None:
         code = "timeout" if lost.reason == "timeout" else "crash"
@@ -59,17 +79,15 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
         if running is not None:
             detail += f"; on {feedback.describe_case(running)}"
         found.append((code, None, detail))
-    focus = "grad" if target.kind == "backward" else "both"
+    focus = target.kind.focus
     diagnoses = []
     for code, v, detail in found:
-        where = blame.blame(code, target.kind, target.name, method, v, submission, reflected_method(target.name))
+        where = blame.blame(code, target.kind.name, target.name, method, v, submission,
+                            reflected_method(target.name))
         note = ""
         if code == "wrong-local-grad" and function is not None and (
                 operand := blame.unreached_operand(function.node, v, target.name)) is not None:
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
         diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail, note),
-                                   line=where.line if where else None,
-                                   file=where.file if where else None,
-                                   cell=where.cell if where else None,
-                                   counterexample=feedback.counterexample(v, focus) if v is not None else None))
+                                   where, feedback.counterexample(v, focus) if v is not None else None))
     return diagnoses

@@ -17,8 +17,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from grader.child.inside.interface import CHILDREN_NAMES
 from grader.diagnosis.syntax import Function, calls, last_statement, statement_of
+from grader.exercise.names import CHILDREN_NAMES
 from grader.submission.tree import walk
 
 

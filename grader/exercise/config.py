@@ -13,12 +13,13 @@ import functools
 import hashlib
 import json
 import math
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from grader.errors import ConfigError
 from grader.exercise import ops
 from grader.exercise.cases import checks_for
-from grader.submission.errors import InputError
+from grader.exercise.kinds import GIVEN_TARGETS, Role
 
 # The classic exercise: five methods of Value and train_step. Kept as data, not as TOML text to parse,
 # so that a grade with the default reads no TOML (importing ``tomllib`` costs a grade about 3 ms);
@@ -55,32 +56,28 @@ def toml_value(value: str | int | float) -> str:
 
 DEFAULT = as_toml(DEFAULT_TABLES, "The classic exercise: five methods of Value and train_step.")
 
-GIVEN_TARGETS = ("backward", "train_step")  # targets that are not ops
-
-
-class ConfigError(InputError):
-    """The course configuration is invalid (exit status 2, one line naming the key)."""
-
 
 @dataclass(frozen=True)
 class TargetConfig:
     name: str
     points: float
-    hidden: tuple[str, ...] = ()  # check names (``generated``) hidden from students until release
-    time_limit: float = 10.0
+    hidden: tuple[str, ...]  # check names (``generated``) hidden from students until release
+    time_limit: float
 
 
 @dataclass(frozen=True)
 class Config:
+    """A validated course configuration, every value given (a default is written once: ``DEFAULT_TABLES``)."""
+
     targets: tuple[TargetConfig, ...]
-    time_limit: float = 10.0
-    load_time_limit: float = 10.0
-    examples: int = 30
-    reference_tolerance: float = 1e-6
-    difference_tolerance: float = 1e-4
-    scaffold: dict[str, str] = field(default_factory=dict)
-    source: str = "default"
-    sha256: str = ""
+    time_limit: float
+    load_time_limit: float
+    examples: int
+    reference_tolerance: float
+    difference_tolerance: float
+    scaffold: dict[str, str]
+    source: str  # the file it was read from, or "default"
+    sha256: str = ""  # ``fingerprint``: what it means, not how it is spelled
 
     @property
     def class_name(self) -> str:
@@ -89,6 +86,10 @@ class Config:
     @property
     def train_function(self) -> str:
         return self.scaffold["train_function"]
+
+    def name_of(self, role: Role) -> str:
+        """The name the course gives the part ``role`` of a submission (its class, its training function)."""
+        return self.scaffold[role.setting]
 
     def target(self, name: str) -> TargetConfig:
         return next(t for t in self.targets if t.name == name)
@@ -103,10 +104,9 @@ class Config:
         return {"source": self.source, "sha256": self.sha256}
 
 
-def _number(table: dict, key: str, where: str, default: float, positive: bool = True) -> float:
+def _number(table: dict, key: str, where: str, default: float) -> float:
     value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or (
-            positive and value <= 0):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ConfigError(f"{where} {key}: expected a positive number, got {value!r}")
     return float(value)
 
@@ -130,8 +130,8 @@ def parse(data: dict, where: str) -> Config:
     _known_keys(data, {"targets", "limits", "tolerance", "scaffold"}, where)
     limits = _table(data, "limits", where)
     _known_keys(limits, {"time_limit", "load_time_limit", "examples"}, f"{where} [limits]")
-    time_limit = _number(limits, "time_limit", f"{where} [limits]", 10.0)
-    examples = limits.get("examples", 30)
+    time_limit = _number(limits, "time_limit", f"{where} [limits]", defaults["limits"]["time_limit"])
+    examples = limits.get("examples", defaults["limits"]["examples"])
     if isinstance(examples, bool) or not isinstance(examples, int) or not 1 <= examples <= 100_000:
         raise ConfigError(f"{where} [limits] examples: expected a whole number from 1 to 100000, got {examples!r}")
     tolerance = _table(data, "tolerance", where)
@@ -158,6 +158,7 @@ def parse(data: dict, where: str) -> Config:
         _known_keys(table, {"points", "hidden", "time_limit"}, key)
         if "points" not in table:
             raise ConfigError(f"{key} points: missing (how many points the target is worth)")
+        points = _number(table, "points", key, 0.0)
         hidden = table.get("hidden", [])
         check_names = [c.id.split(".", 1)[1] for c in checks_for(name)]
         if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
@@ -165,12 +166,12 @@ def parse(data: dict, where: str) -> Config:
         for h in hidden:
             if h not in check_names:
                 raise ConfigError(f"{key} hidden: no check {h!r} (checks: {', '.join(check_names)})")
-        targets.append(TargetConfig(name, _number(table, "points", key, 0.0),
-                                    tuple(hidden), _number(table, "time_limit", key, time_limit)))
+        targets.append(TargetConfig(name, points, tuple(hidden), _number(table, "time_limit", key, time_limit)))
     config = Config(
-        tuple(targets), time_limit, _number(limits, "load_time_limit", f"{where} [limits]", 10.0), examples,
-        _number(tolerance, "reference", f"{where} [tolerance]", 1e-6),
-        _number(tolerance, "finite_difference", f"{where} [tolerance]", 1e-4),
+        tuple(targets), time_limit,
+        _number(limits, "load_time_limit", f"{where} [limits]", defaults["limits"]["load_time_limit"]), examples,
+        _number(tolerance, "reference", f"{where} [tolerance]", defaults["tolerance"]["reference"]),
+        _number(tolerance, "finite_difference", f"{where} [tolerance]", defaults["tolerance"]["finite_difference"]),
         scaffold, where)
     return replace(config, sha256=fingerprint(config))
 

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from grader.exercise import ops
 from grader.exercise.cases import Check, checks_for
 from grader.exercise.config import Config
+from grader.exercise.kinds import Kind, Lane, Role, kind_of
 
 
 @dataclass(frozen=True)
 class Target:
     name: str
-    kind: str  # "op", "backward" or "train"
+    kind: Kind
     points: float
     checks: tuple[Check, ...]
     hidden: frozenset[str]  # ids of the checks hidden from students until release
@@ -39,8 +40,7 @@ class Exercise:
     def __init__(self, config: Config):
         self.config = config
         self.targets: tuple[Target, ...] = tuple(
-            Target(t.name, "op" if t.name in ops.OPS else ("backward" if t.name == "backward" else "train"),
-                   t.points, tuple(checks_for(t.name)),
+            Target(t.name, kind_of(t.name), t.points, tuple(checks_for(t.name)),
                    frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit)
             for t in config.targets)
 
@@ -53,7 +53,7 @@ class Exercise:
 
     @property
     def op_targets(self) -> tuple[Target, ...]:
-        return tuple(t for t in self.targets if t.kind == "op")
+        return tuple(t for t in self.targets if t.kind.name == "op")
 
     @property
     def generated_ops(self) -> tuple[str, ...]:
@@ -62,14 +62,22 @@ class Exercise:
         return graded or ops.CLASSIC
 
     def method(self, target: str) -> str:
-        """What the student writes for ``target``: ``__add__``, ``backward``, ``train_step``."""
+        """What the student writes for ``target``: ``__add__``, ``backward``, ``train_step`` (the function's name
+        the course gives it)."""
         if target in ops.OPS:
             return ops.OPS[target].method
-        return self.config.train_function if target == "train_step" else target
+        role = kind_of(target).role
+        return self.config.name_of(role) if role.what == "function" else target
 
     @property
-    def needs_train_step(self) -> bool:
-        return any(t.kind == "train" for t in self.targets)
+    def roles(self) -> tuple[Role, ...]:
+        """The parts of the submission this exercise grades, in the order of their first target."""
+        return tuple(dict.fromkeys(t.kind.role for t in self.targets))
+
+    @property
+    def lanes(self) -> tuple[Lane, ...]:
+        """The children a grade of this exercise needs, in the order of their first target."""
+        return tuple(dict.fromkeys(t.kind.lane for t in self.targets))
 
     def time_budget(self) -> float:
         """Wall-clock seconds all the work of one grade is given: loading, then every target in turn."""

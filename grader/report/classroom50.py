@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 
 from grader.exercise.ops import method_name
-from grader.report.model import Report, printable_tree
+from grader.report.model import Report, counterexample_json, printable_tree
 
 SCHEMA = "classroom50/result/v1"
 
@@ -57,7 +57,7 @@ def render_classroom50(report: Report, environ: Mapping[str, str] | None = None,
             test["diagnoses"] = codes
             test["message"] = report.details(check)
             if check.counterexample is not None:
-                test["counterexample"] = check.counterexample.to_json()
+                test["counterexample"] = counterexample_json(check.counterexample)
         tests.append(test)
     result = {
         "schema": SCHEMA,

@@ -21,6 +21,10 @@ class Format:
     renders: str  # "module:function", called as function(report, **its options below)
     timed: bool = False  # takes the seconds grading took (``execution_time``)
     coloured: bool = False  # takes ``colour``: whether the output is a terminal
+    # Read by a program or a platform, not by the person at the command line: a submission that cannot be
+    # graded gets a report saying why (a line on stderr reaches no student on Gradescope or Classroom 50).
+    reports_refusals: bool = False
+    audience: str | None = None  # the audience the report is always graded for, whatever ``--audience`` says
 
     def render(self, report: Report, seconds: float = 0.0, colour: bool = False) -> str:
         module, _, function = self.renders.partition(":")
@@ -34,9 +38,15 @@ class Format:
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("text", "for a person, in a terminal or a CI log", "grader.report.text:render_text", coloured=True),
-    Format("json", "the whole report, for programs (schema_version 1)", "grader.report.model:render_json"),
-    Format("junit", "JUnit XML, for Jenkins, GitLab and GitHub test reporters", "grader.report.junit:render_junit"),
-    Format("gradescope", "Gradescope's results.json", "grader.report.gradescope:render_gradescope", timed=True),
-    Format("classroom50", "Classroom 50's result.json", "grader.report.classroom50:render_classroom50"),
-    Format("markdown", "for GitHub job summaries and pull-request comments", "grader.report.markdown:render_markdown"),
+    Format("json", "the whole report, for programs (schema_version 1)", "grader.report.model:render_json",
+           reports_refusals=True),
+    Format("junit", "JUnit XML, for Jenkins, GitLab and GitHub test reporters", "grader.report.junit:render_junit",
+           reports_refusals=True),
+    # Gradescope shows each test by its own visibility (hidden checks after publishing), so it gets them all.
+    Format("gradescope", "Gradescope's results.json", "grader.report.gradescope:render_gradescope", timed=True,
+           reports_refusals=True, audience="staff"),
+    Format("classroom50", "Classroom 50's result.json", "grader.report.classroom50:render_classroom50",
+           reports_refusals=True),
+    Format("markdown", "for GitHub job summaries and pull-request comments", "grader.report.markdown:render_markdown",
+           reports_refusals=True),
 )}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from grader.exercise.kinds import ROLES
 from grader.exercise.ops import method_name
 from grader.report import html, markdown
 from grader.report.model import Report
@@ -32,8 +33,8 @@ def _cell(cell_id: str, source: str, with_id: bool, as_html: bool) -> dict:
 
 def graded_notebook(submission: Submission):
     """The notebook that defines the graded code (``Value`` first), if the submission has one."""
-    for name in ("Value", "train_step"):
-        source = submission.providers.get(name)
+    for role in ROLES:
+        source = submission.providers.get(role)
         if source is not None and source.kind == "ipynb":
             return source
     return None

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from html import escape
 
+from grader.diagnosis.findings import fmt
 from grader.exercise.ops import method_name
 from grader.report.drawing import svg
-from grader.report.model import Report, fmt, printable
+from grader.report.model import Report, printable
 from grader.submission.source import Location
 
 

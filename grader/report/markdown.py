@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
+from grader.diagnosis.findings import fmt
 from grader.exercise.ops import method_name
-from grader.report.model import Report, fmt, printable
+from grader.report.graph import mermaid
+from grader.report.model import Report, printable
 from grader.submission.source import Location
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -60,10 +62,10 @@ def target_section(report: Report, target: str, heading: str = "###") -> str:
             where = f" ({escape(Location(diagnosis.file, diagnosis.line, diagnosis.cell).describe())})"
         lines += [f"**{escape(diagnosis.code)}**{where}: {escape(diagnosis.message)}", ""]
         example = diagnosis.counterexample
-        if example is not None and example.graph:
+        if example is not None and example.drawing:
             inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in example.inputs.items())
             lines += [code(example.expression) + (f" with {escape(inputs)}" if inputs else "")
-                      + ", as a graph (wrong values in red):", "", "```mermaid", example.graph, "```", ""]
+                      + ", as a graph (wrong values in red):", "", "```mermaid", mermaid(*example.drawing), "```", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

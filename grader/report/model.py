@@ -8,10 +8,13 @@ order and summing gradients in another order) never change the report.
 from __future__ import annotations
 
 import json
-import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
+
+from grader.diagnosis.findings import CheckResult, Counterexample, Diagnosis, tidy
+from grader.report.graph import mermaid
+from grader.submission.source import Location
 
 SCHEMA_VERSION = 1
 CASE = "Smallest failing case"  # how a check's and a diagnosis's message introduce their counterexample
@@ -65,120 +68,62 @@ def printable_tree(data: object) -> object:
     return data
 
 
-def tidy(x: object) -> object:
-    """A JSON-friendly, run-to-run stable form of a number (or a description of a non-number)."""
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            return repr(x)
-        return float(f"{x:.9g}") if x != 0 else 0.0
-    if isinstance(x, dict):
-        return {k: tidy(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [tidy(v) for v in x]
-    return x
+def counterexample_json(example: Counterexample) -> dict:
+    data = tidy({
+        "expression": example.expression,
+        "inputs": example.inputs,
+        "expected": example.expected,
+        "actual": example.actual,
+        "oracle": example.oracle,
+    })
+    if example.drawing:
+        data["graph"] = mermaid(*example.drawing)
+    return data
 
 
-def fmt(x: object) -> str:
-    """A number as a message shows it (nine significant digits at most), anything else as text."""
-    x = tidy(x)
-    return f"{x:g}" if isinstance(x, float) else str(x)
+def check_json(check: CheckResult) -> dict:
+    return {
+        "id": check.id,
+        "target": check.target,
+        "title": check.title,
+        "status": check.status,
+        "score": round(check.score, 4),
+        "max_score": round(check.max_score, 4),
+        "message": check.message,
+        "counterexample": counterexample_json(check.counterexample) if check.counterexample else None,
+        **({"hidden": True} if check.hidden else {}),
+    }
 
 
-@dataclass
-class Counterexample:
-    """The smallest failing case of a check, with what was expected and what came back."""
-
-    expression: str
-    inputs: dict[str, float]
-    expected: dict[str, object]
-    actual: dict[str, object]
-    oracle: str  # "reference", "finite-difference" or "both"
-    graph: str | None = None  # Mermaid source of the expression's graph
-    drawing: tuple | None = None  # (expression, expected, actual) to draw it as SVG for offline pages; not in JSON
-
-    def to_json(self) -> dict:
-        data = tidy({
-            "expression": self.expression,
-            "inputs": self.inputs,
-            "expected": self.expected,
-            "actual": self.actual,
-            "oracle": self.oracle,
-        })
-        if self.graph:
-            data["graph"] = self.graph
-        return data
+def diagnosis_json(diagnosis: Diagnosis) -> dict:
+    data = {"code": diagnosis.code, "target": diagnosis.target, "message": diagnosis.message,
+            "line": diagnosis.line, "file": diagnosis.file}
+    if diagnosis.cell is not None:
+        data["cell"] = diagnosis.cell
+    if diagnosis.counterexample is not None:
+        data["counterexample"] = counterexample_json(diagnosis.counterexample)
+    return data
 
 
-@dataclass
-class CheckResult:
-    id: str
-    target: str
-    title: str
-    status: str  # "passed", "failed", "error" or "timeout"
-    max_score: float
-    message: str = ""
-    counterexample: Counterexample | None = None
-    hidden: bool = False  # hidden from students until the course releases it
-    seconds: float = 0.0  # how long the check took; not in the JSON, which stays run-to-run stable
-
-    @property
-    def score(self) -> float:
-        return self.max_score if self.status == "passed" else 0.0
-
-    def to_json(self) -> dict:
-        return {
-            "id": self.id,
-            "target": self.target,
-            "title": self.title,
-            "status": self.status,
-            "score": round(self.score, 4),
-            "max_score": round(self.max_score, 4),
-            "message": self.message,
-            "counterexample": self.counterexample.to_json() if self.counterexample else None,
-            **({"hidden": True} if self.hidden else {}),
-        }
-
-
-@dataclass
-class Diagnosis:
-    code: str
-    target: str
-    message: str
-    line: int | None = None
-    file: str | None = None
-    cell: int | None = None
-    counterexample: Counterexample | None = None  # the smallest case that shows it
-
-    def heading(self) -> str:
-        """The diagnosis's first line in every format: ``[grad-overwrite] mul (engine.py, line 12)``."""
-        from grader.submission.source import Location
-
-        where = Location(self.file, self.line, self.cell).describe() if self.file is not None else ""
-        return f"[{self.code}] {self.target}" + (f" ({where})" if where else "")
-
-    def to_json(self) -> dict:
-        data = {"code": self.code, "target": self.target, "message": self.message,
-                "line": self.line, "file": self.file}
-        if self.cell is not None:
-            data["cell"] = self.cell
-        if self.counterexample is not None:
-            data["counterexample"] = self.counterexample.to_json()
-        return data
-
-
-@dataclass
+@dataclass(frozen=True)
 class Report:
+    """Everything a grade found, in the order it is shown; built once (``grader.grade``), never changed."""
+
     submission: str
-    checks: list[CheckResult] = field(default_factory=list)
-    diagnoses: list[Diagnosis] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    checks: tuple[CheckResult, ...] = ()
+    diagnoses: tuple[Diagnosis, ...] = ()
+    warnings: tuple[str, ...] = ()
     output: str = ""
     sandbox: dict = field(default_factory=dict)
     execution: dict | None = None  # --execute: how running the notebook in a kernel went
     config: dict = field(default_factory=dict)  # where the course configuration came from, and its hash
     audience: str = "student"  # "staff" reports include the checks hidden from students
-    targets: list[str] = field(default_factory=list)  # graded targets, in the course's order
+    targets: tuple[str, ...] = ()  # graded targets, in the course's order
     coverage: dict[str, dict[str, int]] = field(default_factory=dict)  # target: distinct graphs and their nodes
+
+    def __post_init__(self) -> None:
+        for name in ("checks", "diagnoses", "warnings", "targets"):  # given as any sequence, kept as a tuple
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @property
     def forbidden(self) -> bool:
@@ -221,7 +166,7 @@ class Report:
         for d in diagnoses:
             lines += [d.heading(), d.message]
         if check.counterexample is not None:
-            example = check.counterexample.to_json()
+            example = counterexample_json(check.counterexample)
             lines += [f"expression: {example['expression']}"]
             lines += [f"{key}: {json.dumps(example[key])}" for key in ("inputs", "expected", "actual")]
             lines += [f"oracle: {example['oracle']}"]
@@ -252,8 +197,8 @@ class Report:
             "score": self.score,
             "max_score": self.max_score,
             "targets": {t: {"score": s, "max_score": m} for t, (s, m) in self.target_scores().items()},
-            "checks": [c.to_json() for c in self.checks],
-            "diagnoses": [d.to_json() for d in self.diagnoses],
+            "checks": [check_json(c) for c in self.checks],
+            "diagnoses": [diagnosis_json(d) for d in self.diagnoses],
             "warnings": list(self.warnings),
             "output": self.output,
             "sandbox": self.sandbox,
@@ -262,6 +207,28 @@ class Report:
             "coverage": self.coverage,
             **({"execution": self.execution} if self.execution is not None else {}),
         }
+
+
+def report_from_json(data: dict) -> Report:
+    """A report as ``render_json`` wrote it, read back (``micrograde result``); ``KeyError``, ``TypeError`` or
+    ``ValueError`` for anything that is not one. Counterexamples come back without their graphs."""
+
+    def example(found: dict | None) -> Counterexample | None:
+        if found is None:
+            return None
+        return Counterexample(str(found["expression"]), dict(found["inputs"]), dict(found["expected"]),
+                              dict(found["actual"]), str(found["oracle"]))
+
+    checks = tuple(CheckResult(str(c["id"]), str(c["target"]), str(c["title"]), str(c["status"]),
+                               float(c["max_score"]), str(c.get("message", "")), example(c.get("counterexample")),
+                               bool(c.get("hidden", False))) for c in data["checks"])
+    diagnoses = tuple(Diagnosis(str(d["code"]), str(d["target"]), str(d["message"]),
+                                Location(d["file"], d.get("line"), d.get("cell")) if d.get("file") else None,
+                                example(d.get("counterexample"))) for d in data.get("diagnoses", []))
+    return Report(str(data["submission"]), checks, diagnoses, tuple(map(str, data.get("warnings", []))),
+                  str(data.get("output", "")), dict(data.get("sandbox", {})), data.get("execution"),
+                  dict(data.get("config", {})), str(data.get("audience", "student")),
+                  tuple(data.get("targets", {})), dict(data.get("coverage", {})))
 
 
 def render_json(report: Report) -> str:

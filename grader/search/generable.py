@@ -38,7 +38,7 @@ class Space(NamedTuple):
     def of(cls, target, ops: tuple[str, ...]) -> Space:
         """The search of ``target``'s generated check: expressions that start with its op, or (``backward``)
         two graphs that share leaves."""
-        return cls(target.name, 1, ops) if target.kind == "op" else cls(None, 2, ops)
+        return cls(target.name, 1, ops) if target.kind.name == "op" else cls(None, 2, ops)
 
     @property
     def key(self) -> str:

@@ -15,10 +15,10 @@ def main() -> None:
     from grader.child import launcher
 
     launcher.warm_up()  # the fork server starts while the rest is imported (see ``warm_up``)
+    from grader.errors import InputError
     from grader.exercise.config import load
     from grader.grade import Options, grade
     from grader.staff.batch import failure
-    from grader.submission.errors import InputError
 
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     sys.stdout = sys.stderr

@@ -30,7 +30,7 @@ from pathlib import Path
 from grader.child import sandbox
 from grader.child.inside.policy import GRADER_MODULES
 from grader.child.worker import STARTUP_SECONDS, Streams, Worker, WorkerLost, cpu_limit
-from grader.submission.errors import InputError
+from grader.errors import InputError
 
 KERNEL_STARTUP_SECONDS = 60.0  # importing IPython and making its shell, on a loaded machine
 

@@ -99,10 +99,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True if config.getoption("micrograde") is not None else None
 
 
-class CheckFailed(Exception):
-    """A check that did not pass; its message is what the student reads."""
-
-
 class CheckItem(pytest.Item):
     """One check of the graded submission; its verdict is already known when it runs."""
 
@@ -113,10 +109,14 @@ class CheckItem(pytest.Item):
 
     def runtest(self) -> None:
         if not self.passed:
+            from grader.errors import CheckFailed
+
             raise CheckFailed(self.details)
 
     def repr_failure(self, excinfo, style=None) -> str:
-        if isinstance(excinfo.value, CheckFailed):
+        from grader.errors import CheckFailed
+
+        if isinstance(excinfo.value, CheckFailed):  # its message is what the student reads
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
 
@@ -128,9 +128,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     path = config.getoption("micrograde")
     if path is None:
         return
+    from grader.errors import InputError
     from grader.exercise.config import load
     from grader.grade import Options, grade
-    from grader.submission.errors import InputError
 
     try:
         options = Options(load(config.getoption("micrograde_config")), config.getoption("micrograde_timeout"),

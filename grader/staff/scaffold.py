@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from grader.exercise.kinds import TRAIN_STEP
 from grader.exercise.ops import OPS
 from grader.exercise.targets import Exercise
 
@@ -241,7 +242,7 @@ For `L = (a*b + c) * f` with `a = 2`, `b = -3`, `c = 10`, `f = -2` you should se
                 f"a, b, c, f = {cls}(2.0), {cls}(-3.0), {cls}(10.0), {cls}(-2.0)\nL = (a * b + c) * f\n"
                 "L.backward()\nprint(L.data, a.grad, b.grad, c.grad, f.grad)")]
     checked = [cls]
-    if exercise.needs_train_step:
+    if TRAIN_STEP in exercise.roles:
         checked.append(train)
         cells += [nbformat.v4.new_markdown_cell(f"""## One step of training
 
@@ -270,7 +271,7 @@ def scaffold_files(exercise: Exercise) -> dict[str, str]:
     """File name -> content, for every student file of the exercise."""
     names = exercise.config.scaffold
     files = {names["engine_file"]: engine_file(exercise), names["notebook"]: notebook(exercise)}
-    if exercise.needs_train_step:
+    if TRAIN_STEP in exercise.roles:
         files[names["train_file"]] = train_file(exercise)
     return files
 

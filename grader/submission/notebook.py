@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 
-from grader.submission.errors import InputError
+from grader.errors import InputError
 
 SKIP_TAG = "skip-grading"
 FEEDBACK_TAG = "micrograde-feedback"  # cells micrograde inserted; never graded, replaced on a re-grade

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from grader.exercise.kinds import VALUE
 from grader.submission.source import GRADED_METHODS, Location, SourceFile, Submission
 from grader.submission.tree import walk
 
@@ -89,14 +90,14 @@ def method_names(source: SourceFile, class_name: str) -> list[str]:
 def adopt_value_class(submission: Submission) -> str | None:
     """When no file defines the course's class but one holds a class that behaves like it
     (``Node``, ``value``), grade that class and return a warning saying so."""
-    wanted = submission.names["Value"]
+    wanted = submission.names[VALUE]
     if any(s.defines(wanted) for s in submission.files):
         return None
     for source in sorted(submission.files, key=lambda s: (s.kind != "py", s.display)):
         name = value_like(source)
         if name is not None:
-            submission.names["Value"] = name
-            submission.providers["Value"] = source
+            submission.names[VALUE] = name
+            submission.providers[VALUE] = source
             return (f"no class is called {wanted}; the class {name} in {source.display} looks like it "
                     f"and was graded as {wanted}")
     return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.submission.errors import InputError
+from grader.errors import InputError
 from grader.submission.source import (
     MAX_CODE_BYTES,
     MAX_FILES,

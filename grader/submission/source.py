@@ -22,16 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.child.inside.policy import FORBIDDEN_MODULES
+from grader.errors import InputError
+from grader.exercise.kinds import ROLES, VALUE, Role
 from grader.exercise.ops import OPS
-from grader.submission.errors import InputError
 from grader.submission.tree import walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 
 if TYPE_CHECKING:
     from grader.exercise.config import Config
-
-ROLES = {"Value": "Value", "train_step": "train_step"}  # each role's name in the classic exercise
 
 # What a course can ask a Value class to have: a written one of these is work done.
 GRADED_METHODS = frozenset({*(op.method for op in OPS.values()), "backward"})
@@ -108,32 +107,33 @@ def is_definition(node: ast.stmt, name: str) -> bool:
 class Submission:
     """A submission as the grader sees it before running it.
 
-    ``providers`` maps a role (``Value``, ``train_step``) to the file that defines it;
-    ``names`` maps each role to the name the course gives it (``Value``, ``Scalar``).
+    ``providers`` maps a part (a ``Role``: the class, the training function) to the file that defines it;
+    ``names`` maps each part to the name the course gives it (``Value``, ``Scalar``).
     """
 
     path: Path
     files: list[SourceFile]
-    providers: dict[str, SourceFile]
+    providers: dict[Role, SourceFile]
     directory: Path | None = None
-    names: dict[str, str] = field(default_factory=lambda: dict(ROLES))
+    names: dict[Role, str] = field(default_factory=lambda: {role: role.key for role in ROLES})
 
     def location(self, method: str) -> Location | None:
-        """Where the student wrote the graded method (or the training function) ``method``."""
-        if method == self.names["train_step"]:
-            source = self.providers.get("train_step")
-            return source.defines(method) if source else None
-        source = self.providers.get("Value")
+        """Where the student wrote the graded method (or a graded function, such as the training one) ``method``."""
+        for role, name in self.names.items():
+            if role.what == "function" and method == name:
+                source = self.providers.get(role)
+                return source.defines(method) if source else None
+        source = self.providers.get(VALUE)
         if source is None:
             return None
         location = None
         for unit in source.units:
             for node in unit.tree.body if unit.tree else ():
-                if is_definition(node, self.names["Value"]) and isinstance(node, ast.ClassDef):
+                if is_definition(node, self.names[VALUE]) and isinstance(node, ast.ClassDef):
                     for item in node.body:
                         if isinstance(item, ast.FunctionDef) and item.name == method:
                             location = Location(source.display, item.lineno, unit.cell)
-        return location or source.defines(self.names["Value"])
+        return location or source.defines(self.names[VALUE])
 
     def local_modules(self) -> set[str]:
         """Top-level names the submission's own files provide (see ``own_module_names``)."""
@@ -435,7 +435,7 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
 
     ``config`` names the class and the training function (by default ``Value`` and ``train_step``).
     A single file is read alone: ``grader.submission.siblings`` adds what its folder gives it."""
-    names = dict(ROLES) if config is None else {"Value": config.class_name, "train_step": config.train_function}
+    names = {role: role.key if config is None else config.name_of(role) for role in ROLES}
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     if path.is_symlink() and not inside(path, path.absolute().parent):
@@ -447,7 +447,7 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
         parse_files(files, path, set(names.values()), own_module_names(files, path))
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
         if not providers:
-            raise InputError(f"{path}: no file defines {names['Value']} or {names['train_step']}")
+            raise InputError(f"{path}: no file defines {' or '.join(names.values())}")
         return Submission(path, files, providers, directory=path, names=names)
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")

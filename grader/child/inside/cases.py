@@ -100,7 +100,7 @@ def gradient_alias(api):
     if "grad" in names_used(api["train_step"]):
         return  # written with the exercise's name: nothing of the class is run to find another
     try:
-        name = Interface(api["Value"]).grad
+        name = Interface(api["Value"], api["children_names"]).grad
     except Exception:  # noqa: BLE001 - a class no node can be made of: its ops are graded as such
         return
     if name != "grad" and name.isidentifier() and not hasattr(engine.Value, name):
@@ -148,7 +148,7 @@ def with_interface(handler):
                                   "message": f"{api['Value'].__name__} computes {' and '.join(computed)} when "
                                              f"read instead of storing it"}}
             try:
-                api["interface"] = Interface(api["Value"])
+                api["interface"] = Interface(api["Value"], api["children_names"])
             except InterfaceError as exc:
                 return {"error": {"type": "InterfaceError", "message": str(exc), "phase": "load",
                                   "line": None, "file": None}}

@@ -5,8 +5,6 @@ import types
 from .failures import InterfaceError
 from .reading import stored, stored_items, stored_or_none
 
-CHILDREN_NAMES = ("_prev", "_children", "prev", "children", "parents", "_parents", "inputs", "_inputs")
-
 
 def holds(container, items):
     """True when ``container`` holds exactly the objects ``items`` (by identity, not by ``==``)."""
@@ -27,11 +25,13 @@ class Interface:
     ``gradient`` or ``g``, and the closure ``grad_fn`` or ``backward``. The constructor is
     probed with two distinct leaves, the names are found by watching what the class's own
     nodes store and what an op's closure writes, and nothing about the class is changed.
-    ``inferred`` says which names differ from the exercise's.
+    ``inferred`` says which names differ from the exercise's. ``children_names`` are where a class
+    may keep a node's operands, in the order they are tried (the grading process sends them).
     """
 
-    def __init__(self, V):
+    def __init__(self, V, children_names):
         self.V = V
+        self.children_names = tuple(children_names)
         self.leaf = None
         tried = []
         for shown, leaf in (("(x)", V), ("(x, ())", lambda d: V(d, ())),
@@ -68,7 +68,7 @@ class Interface:
         class's own ``backward()`` reads (a label that happens to be given the tuple of children
         is not, nor is a gradient)."""
         V = self.V
-        used = names_used(getattr(V, "backward", None)) or set(CHILDREN_NAMES)
+        used = names_used(getattr(V, "backward", None)) or set(self.children_names)
         empty = {n for n, v in stored_items(a) if v is None or (isinstance(v, CONTAINERS) and len(v) == 0)}
         tried = []
         for shown, make in self.constructions():
@@ -80,9 +80,9 @@ class Interface:
             attr = next((n for n, v in stored_items(node) if n in empty and n in used and holds(v, (a, b))), None)
             if attr is not None:
                 return attr, make
-        attr = next((n for n in CHILDREN_NAMES if n in empty), None)
+        attr = next((n for n in self.children_names if n in empty), None)
         if attr is None:
-            raise InterfaceError(f"{V.__name__} keeps a node's operands in none of {', '.join(CHILDREN_NAMES)} "
+            raise InterfaceError(f"{V.__name__} keeps a node's operands in none of {', '.join(self.children_names)} "
                                  f"(a set, list or tuple, or None on a leaf), and none of {', '.join(tried)} "
                                  f"puts them anywhere its backward() reads")
         kind = type(stored(a, attr)) if stored(a, attr) is not None else tuple

@@ -36,7 +36,7 @@ def out_of_time(signum, frame):
 
 
 def load(api, request):
-    """Execute the chosen submission files and pick out ``Value`` and ``train_step``.
+    """Execute the chosen submission files and pick out the parts that are graded (``Value``, ``train_step``).
 
     Shortly before the grading process would give up on loading, an alarm stops the
     code where it is, so the report can point at the statement that kept it busy.
@@ -50,6 +50,7 @@ def load(api, request):
 
 
 def load_modules(api, request):
+    api["children_names"] = request["children_names"]
     failures = []
     for spec in request["modules"]:
         module = types.ModuleType(spec["name"])
@@ -81,14 +82,13 @@ def load_modules(api, request):
         if failures and failures[-1]["type"] == "LoadTimeout":
             break
         for role in spec["provides"]:
-            name = request["names"][role]
+            name = request["roles"][role]["name"]
             if name in module.__dict__:
                 api[role] = module.__dict__[name]
-    if not isinstance(api.get("Value"), type):
-        api.pop("Value", None)
-    if not callable(api.get("train_step")):
-        api.pop("train_step", None)
-    return {"defined": {role: role in api for role in ("Value", "train_step")}, "failures": failures,
+    for role, part in request["roles"].items():  # a class must be a class, a function something to call
+        if role in api and not (isinstance(api[role], type) if part["what"] == "class" else callable(api[role])):
+            del api[role]
+    return {"defined": {role: role in api for role in request["roles"]}, "failures": failures,
             "missing_modules": list(MISSING_MODULES)}
 
 

@@ -1,0 +1,27 @@
+"""``micrograde result``: the verdict of one check of a JSON report, for CI systems that give points per
+command (GitHub Classroom's autograding steps)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from grader.errors import EXIT_LOST_POINTS, EXIT_OK, UsageError
+from grader.report.model import report_from_json
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        report = report_from_json(json.loads(args.report.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(f"{args.report}: not a micrograde JSON report") from None
+    check = next((c for c in report.checks if c.id == args.check), None)
+    if check is None:
+        raise UsageError(f"{args.report}: no check {args.check}")
+    print(f"{check.id}: {check.status} ({check.score:g} / {check.max_score:g})")
+    if check.status != "passed":
+        print(check.message)
+        for diagnosis in report.diagnoses:
+            if diagnosis.target == check.target:
+                print(f"[{diagnosis.code}] {diagnosis.message}")
+    return EXIT_OK if check.status == "passed" and not report.forbidden else EXIT_LOST_POINTS

@@ -1,0 +1,26 @@
+"""``micrograde template``: write the files a course copies to grade on a platform."""
+
+from __future__ import annotations
+
+import argparse
+
+from grader.commands.course import course_config, course_file
+from grader.errors import EXIT_OK, UsageError
+from grader.exercise.targets import Exercise
+from grader.staff import templates
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.kind in ("classroom50", "github-classroom") and not args.install:
+        raise UsageError(f"template {args.kind} needs --install SOURCE: where to install micrograde from "
+                         "(it is not on PyPI), e.g. --install git+https://github.com/ORG/micrograde")
+    exercise, pinned = Exercise(course_config(args)), templates.pinned(course_file(args))
+    if args.kind == "github-classroom":
+        written = templates.github_classroom(args.directory, args.install, args.submission, exercise, pinned)
+    elif args.kind == "classroom50":
+        written = templates.classroom50(args.directory, args.install, args.submission, pinned)
+    else:
+        written = templates.gradescope(args.directory, pinned)
+    for path in written:
+        print(path)
+    return EXIT_OK

@@ -1,0 +1,63 @@
+"""How each kind of target (``grader.exercise.kinds``) asks the child about a case, and judges the reply.
+
+``PREPARE`` has one entry per kind: given a case, the target and its check, it
+returns the request the child answers (its handler is the kind's ``request``),
+the function that turns the reply into a ``Verdict``, and whatever else that
+function reads (so that a verdict can be reused for the same request, reply and
+context: ``judged``). A case that cannot be asked about at all (its ops undefined
+at its inputs) raises one of ``UNREADABLE``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Case, Check, TrainCase
+from grader.exercise.kinds import KINDS
+from grader.exercise.targets import Target
+from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train
+from grader.judging.plan import plan_backward, plan_op
+
+# What planning a case, or judging a reply the child sent, may raise: the case fails as unreadable.
+UNREADABLE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A case as the child is asked it, and how its reply is judged."""
+
+    request: dict
+    judge: Callable[[dict], Verdict]
+    context: tuple  # what ``judge`` reads besides the reply (see ``grader.judging.judge.judged``)
+
+
+def prepare_op(case: Case, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    plan = plan_op(case, target.name)
+    kink = check is not None and check.kink
+    return Prepared(plan.request, lambda reply: judge_op(case, reply, plan, tolerance, kink=kink), (tolerance, kink))
+
+
+def prepare_backward(case: Case, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    return Prepared(plan_backward(case), lambda reply: judge_backward(case, reply, tolerance), (tolerance,))
+
+
+@functools.cache
+def train_request(case: TrainCase) -> dict:
+    """The child's request for a training case (made once a process, like every case's)."""
+    kind = KINDS["train"]
+    return {"kind": kind.request, "needs": kind.role.key, "nin": MODEL_INPUTS, "nouts": list(MODEL_LAYERS),
+            "weights": TRAIN_WEIGHTS, "xs": TRAIN_XS, "ys": TRAIN_YS, "lr": case.lr, "steps": case.steps}
+
+
+def prepare_train(case: TrainCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    return Prepared(train_request(case),
+                    lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply, tolerance), (tolerance,))
+
+
+PREPARE: dict[str, Callable[[Case | TrainCase, Target, Check | None, Tolerance], Prepared]] = {
+    "op": prepare_op,
+    "backward": prepare_backward,
+    "train": prepare_train,
+}
