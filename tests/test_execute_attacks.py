@@ -183,22 +183,25 @@ def test_micrograde_s_own_check_cell_is_not_run_in_the_kernel(tmp_path, cell):
     assert cell.splitlines()[0] not in {c["first_line"] for c in execution["failed_cells"]}
 
 
-RENDER_AFTER_PREPARE = r"""
+GRADE_AFTER_PREPARE = r"""
 import io, json, sys
 from pathlib import Path
-from grader.grade import Options, grade_submission
-from grader.submission.siblings import read_as_run
-submission = read_as_run(Path(sys.argv[1]), Options().config)
-report = grade_submission(submission, Options())
+import grader.commands.grade
+from grader.child import launcher
 from grader.staff.execute import prepare
+launcher.running()  # the kernel's child starts the fork server, which reads what it runs, before any cell runs
 prepare()  # what --execute does before the kernel starts
 before, opened = set(sys.modules), []
 sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" and not isinstance(args[0], int)
                  else None)  # files by name (a descriptor already open names no file)
+from grader.grade import Options, grade_submission
+from grader.submission.siblings import read_as_run
+submission = read_as_run(Path(sys.argv[1]), Options().config)
+report = grade_submission(submission, Options())
 from grader.report import handback
 from grader.report.formats import FORMATS
 from grader.report.github import report_to_github
-raw = submission.providers["Value"].path.read_bytes()
+raw = handback.graded_notebook(submission).path.read_bytes()
 handback.dumps(handback.feedback_notebook(raw, report, submission))
 handback.render_html(handback.feedback_notebook(raw, report, submission, as_html=True))
 for known in FORMATS.values():
@@ -208,19 +211,27 @@ print(json.dumps({"opened": [str(p) for p in opened], "imported": sorted(set(sys
 """
 
 
-def test_everything_the_grader_renders_with_is_read_before_the_kernel_starts(tmp_path):
-    """After ``prepare`` (before the kernel runs), writing every report format, the feedback notebook, the
-    page and GitHub's annotations imports no module and opens no file but the submission itself: a kernel
-    that rewrote ``grader/report/*.py``, nbconvert's templates or a lexer, were it to get past the sandbox,
-    would change nothing the grader writes."""
+def test_everything_the_grader_grades_and_renders_with_is_read_before_the_kernel_starts(tmp_path):
+    """After ``prepare`` (before the kernel runs), grading the notebook and writing every report format,
+    the feedback notebook, the page and GitHub's annotations imports no module of micrograde's and opens
+    none of its files, nbconvert's templates or the page's style sheets: a kernel that rewrote
+    ``grader/report/*.py`` or the templates, were it to get past the sandbox, would change nothing the
+    grader writes."""
     import subprocess
     import sys
 
+    import nbconvert
     from helpers import ROOT
+
+    import grader
 
     path = tmp_path / "work.ipynb"
     path.write_text(json.dumps(as_notebook(BUGGY)))
-    done = subprocess.run([sys.executable, "-c", RENDER_AFTER_PREPARE, str(path)], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", GRADE_AFTER_PREPARE, str(path)], capture_output=True, text=True,
                           cwd=ROOT, timeout=300)
     seen = json.loads(done.stdout.splitlines()[-1])
-    assert seen["imported"] == [] and set(seen["opened"]) == {str(path)}, seen
+    assert [m for m in seen["imported"] if m.partition(".")[0] in ("grader", "reference", "nbconvert")] == []
+    guarded = (Path(grader.__file__).parent, Path(reference.engine.__file__).parent, Path(nbconvert.__file__).parent,
+               Path(sys.prefix) / "share" / "jupyter")
+    assert [p for p in seen["opened"] if any(Path(p).is_relative_to(g) for g in guarded)] == [], seen["opened"]
+    assert str(path) in seen["opened"]  # the audit hook did see the files opened

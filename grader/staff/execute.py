@@ -10,9 +10,9 @@ running one cell a request (``grader/child/inside/kernel.py``). A cell gets the
 grade's time limit; a cell that runs past it, or a kernel that dies, ends the
 run, and everything the kernel started ends with its child.
 
-Before the kernel starts, the grading process imports everything it renders
-the report and the pages with (``prepare``): nothing the kernel could write
-afterwards, were it to get past the sandbox, is read by the grader again. The
+Before the kernel starts, the grading process imports everything it grades and
+renders the report and the pages with (``prepare``): nothing the kernel could
+write afterwards, were it to get past the sandbox, is read by the grader again. The
 kernel's account of its cells is a list of warnings for the TA; it never
 changes a score, which the grading children decided before.
 """
@@ -33,6 +33,9 @@ from grader.child.worker import STARTUP_SECONDS, Streams, Worker, WorkerLost, cp
 from grader.errors import InputError
 
 KERNEL_STARTUP_SECONDS = 60.0  # importing IPython and making its shell, on a loaded machine
+# The packages of micrograde's that a grade and its report use, imported whole before the kernel runs (``prepare``).
+GRADING_PACKAGES = ("grader.exercise", "grader.submission", "grader.search", "grader.judging", "grader.diagnosis",
+                    "grader.report")
 
 
 def available() -> bool:
@@ -40,13 +43,22 @@ def available() -> bool:
 
 
 def prepare() -> None:
-    """Import every module the grader renders a report, a notebook or a page with, and make the page's
-    renderer ready (its templates and style sheets read), before any code of the notebook runs."""
-    import grader.report
+    """Before any code of the notebook runs: import every module the grader grades with and renders a
+    report, a notebook or a page with, make what each child is shipped (the training engine is compiled
+    from the grader's files), and make the page's renderer ready (its templates and style sheets read)."""
+    from grader.child.worker import compiled
+    from grader.exercise.kinds import LANES
     from grader.report import page
+    from grader.search import shipped
 
-    for module in pkgutil.iter_modules(grader.report.__path__, "grader.report."):
-        importlib.import_module(module.name)
+    for package in GRADING_PACKAGES:
+        path = importlib.import_module(package).__path__
+        for module in pkgutil.iter_modules(path, f"{package}."):
+            importlib.import_module(module.name)
+    for lane in LANES:
+        compiled(lane)
+    for space, examples in shipped.default_searches():  # the openings micrograde ships, read once a process
+        shipped.opening(space, examples)
     page.prepare()
 
 
