@@ -83,6 +83,13 @@ ATTACKS = {
 }
 
 
+def notebook_of(*sources: str) -> dict:
+    """A notebook of the solution's cell and then one code cell for each of ``sources``."""
+    cells = [{"cell_type": "code", "metadata": {}, "id": f"cell-{number}", "outputs": [], "execution_count": None,
+              "source": source} for number, source in enumerate((SOLUTION, *sources))]
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+
+
 def attacked_notebook(folder: Path, grading, canary_folder: Path, mark: str) -> Path:
     """BUGGY as a notebook, with one attack a cell after it (each a no-op while graded)."""
     reports = sorted(str(p) for tree in grading.trees for p in tree.rglob("report/gradescope.py")
@@ -153,16 +160,14 @@ def test_a_kernel_that_never_returns_is_ended(mode, tmp_path):
 
     from grader.staff.execute import execute_notebook
 
-    notebook = as_notebook(SOLUTION)
-    for number, source in enumerate(("import threading, time\nfor _ in range(4):\n"
-                                     "    threading.Thread(target=time.sleep, args=(600,)).start()",
-                                     "while True:\n    pass", "print('never reached')")):
-        notebook["cells"].append({"cell_type": "code", "metadata": {}, "id": f"forever-{number}", "outputs": [],
-                                  "execution_count": None, "source": source})
+    notebook = notebook_of("import threading, time\nfor _ in range(4):\n"
+                           "    threading.Thread(target=time.sleep, args=(600,)).start()",
+                           "while True:\n    pass", "print('never reached')")
     path = tmp_path / "work.ipynb"
     path.write_text(json.dumps(notebook))
     execution = execute_notebook(path, timeout=2.0)
     assert execution["status"] == "a cell ran past its time limit", execution
+    assert execution["failed_cells"] == []  # the loop was the cell that ran past: the ones before it ran
     assert leftover_children() == []
 
 
@@ -235,3 +240,23 @@ def test_everything_the_grader_grades_and_renders_with_is_read_before_the_kernel
                Path(sys.prefix) / "share" / "jupyter")
     assert [p for p in seen["opened"] if any(Path(p).is_relative_to(g) for g in guarded)] == [], seen["opened"]
     assert str(path) in seen["opened"]  # the audit hook did see the files opened
+
+
+@pytest.mark.parametrize("written", ['{"id": 999}\n', '{"id": 3, ' + "[" * 100000 + "\n", "x" * (5 << 20)])
+def test_a_kernel_that_writes_its_own_replies_ends_the_run_and_no_more(mode, tmp_path, written):
+    """A cell that writes on the kernel's reply descriptor (a reply for a request never sent, one nested past
+    any parser's depth, more than a reply may hold): the run ends as a kernel that died, with the cells before
+    it reported, and nothing of it reaches the grading process but that."""
+    from test_hostile import leftover_children
+
+    from grader.staff.execute import execute_notebook
+
+    notebook = notebook_of("raise ValueError('a cell of its own that fails')",
+                           f"import os, sys\nos.write(int(sys.argv[-1]), {written.encode()!r})",
+                           "print('never reached')")
+    path = tmp_path / "work.ipynb"
+    path.write_text(json.dumps(notebook))
+    execution = execute_notebook(path, timeout=10.0)
+    assert execution["status"] == "the kernel died", execution
+    assert [c["error"] for c in execution["failed_cells"]] == ["ValueError: a cell of its own that fails"], execution
+    assert leftover_children() == []
