@@ -69,16 +69,17 @@ ATTACKS = {
     raise RuntimeError("reference: " + " ".join(found).replace("\\n", " "))""",
     "leave sleep 600 running": """
     import os, subprocess, threading
-    for start in (lambda: subprocess.Popen(["sleep", "600", MARK], start_new_session=True),
-                  lambda: os.posix_spawn("/bin/sleep", ["sleep", "600", MARK], dict(os.environ)),
-                  lambda: os.system(f"sleep 600 {MARK} &"),
-                  lambda: os.fork() or os.execv("/bin/sleep", ["sleep", "600", MARK])):
+    sleeper = ["/bin/sh", "-c", "sleep 600; true", MARK]  # a shell that waits on sleep, named by the mark
+    for start in (lambda: subprocess.Popen(sleeper, start_new_session=True),
+                  lambda: os.posix_spawn(sleeper[0], sleeper, dict(os.environ)),
+                  lambda: os.system(f"/bin/sh -c 'sleep 600; true' {MARK} &"),
+                  lambda: os.fork() or os.execv(sleeper[0], sleeper)):
         try:
             start()
         except OSError:
             pass
     threading.Thread(target=__import__("time").sleep, args=(600,)).start()
-    get_ipython().system(f"sleep 600 {MARK} &")
+    get_ipython().system(f"/bin/sh -c 'sleep 600; true' {MARK} &")
     raise RuntimeError("tried to leave sleep running")""",
 }
 
