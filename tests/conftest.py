@@ -12,6 +12,23 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import platforms  # noqa: E402  (found through the path above)
 
+# The slow files of the suite: every platform mode, real kernels, browsers and batch processes, the whole
+# corpora, the attacks. ``python -m pytest -m "not slow"`` leaves them out: the fast loop (tests/README.md),
+# which still runs every module of the grader; ``python -m pytest`` runs everything.
+SLOW = {
+    "test_assignments.py", "test_batch.py", "test_batch_names.py", "test_classroom.py", "test_course_config.py",
+    "test_drawing.py", "test_forgery.py", "test_golden.py", "test_hostile.py", "test_html.py", "test_notebook.py",
+    "test_pages.py", "test_platform_attacks.py", "test_platform_trust.py", "test_platforms.py",
+    "test_pytest_plugin.py", "test_realstyle.py", "test_refused.py", "test_replay.py", "test_replay_trust.py",
+    "test_report_escaping.py",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(params=["auto", "none"])
 def mode(request, monkeypatch):

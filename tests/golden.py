@@ -1,80 +1,125 @@
-"""The golden reports: every submission of the test corpora, graded, kept as JSON to compare against.
+"""The corpora's reports: every corpus submission graded once a test session, and kept as golden JSON.
 
-``tests/golden/reports.jsonl`` holds one line per submission: its name and its report as
-``micrograde grade --format json`` writes it, less what depends on the machine (the sandbox that
-held, the temporary folder a mutant was written to). ``tests/test_golden.py`` grades them all
-again and compares, so that a change to how a report is put together (not to what it says) shows
-as no difference at all, and a change to what it says shows as exactly the reports it changes.
+The corpora are the mutation corpus and the correct solutions (``tests/corpus/``), every
+learner-style submission of ``tests/realstyle/`` (under the configurations its verdicts name),
+the bundled exercise and the reference engine, and the corpus's solution under every course of
+``tests/courses/``. ``report(name)`` grades one in this process, once a session, as
+``micrograde grade --format json`` would: ``test_corpus.py``, ``test_realstyle.py`` and
+``test_golden.py`` read the same reports.
 
-    python tests/golden.py            # write the reports again, after a change that means to change them
+``tests/golden/reports.jsonl`` keeps every report, less what depends on the machine (the sandbox
+that held, what a submission printed with its own random numbers, the temporary folder a mutant
+was written to). ``test_golden.py`` compares them all, so that a change to how a report is put
+together (not to what it says) shows as no difference at all, and a change to what it says shows
+as exactly the reports it changes:
+
+    python tests/golden.py            # keep the reports as they are now, after a change meant to change them
     python tests/golden.py --diff     # show which reports differ from the kept ones, and how
-
-The corpora: the mutation corpus and the correct solutions (``tests/corpus/``), every learner-style
-submission of ``tests/realstyle/`` (under the configurations its verdicts name), the bundled
-exercise and the reference engine, and the corpus's solution under every course of ``tests/courses/``.
 """
 
 from __future__ import annotations
 
+import atexit
 import difflib
+import functools
 import json
+import shutil
 import sys
 import tempfile
 import tomllib
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 KEPT = TESTS / "golden" / "reports.jsonl"
+CORPUS = TESTS / "corpus"
 REALSTYLE = TESTS / "realstyle"
+SOLUTION = (CORPUS / "solution.py").read_text()
+MUTANTS: list[dict] = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
+REALSTYLE_EXPECTED: dict[str, dict] = tomllib.loads((REALSTYLE / "expected.toml").read_text())
+CORRECT = sorted((CORPUS / "correct").glob("*.py")) + [CORPUS / "solution.py", CORPUS / "correct_dir"]
 MACHINE = ("sandbox", "output")  # what the machine (or a submission's own random numbers) decides: left out
 
 
-def submissions(scratch: Path) -> Iterator[tuple[str, Path, Path | None]]:
-    """Every corpus submission as (name, path, course configuration or None), mutants written into ``scratch``."""
-    sys.path.insert(0, str(TESTS))
-    from test_corpus import CORRECT, MUTANTS, SOLUTION, mutate
+@dataclass(frozen=True)
+class Subject:
+    """A corpus submission and how it is graded."""
 
-    for mutant in MUTANTS:
-        folder = scratch / mutant["name"]
-        folder.mkdir()
-        path = folder / "submission.py"
-        path.write_text(mutate(SOLUTION, mutant["replace"]))
-        yield f"mutant/{mutant['name']}", path, ROOT / mutant["config"] if "config" in mutant else None
-    for path in CORRECT:
-        yield f"correct/{path.name}", path, None
-    expected = tomllib.loads((REALSTYLE / "expected.toml").read_text())
-    for name, entry in sorted(expected.items()):
+    path: Path
+    config: Path | None = None  # a course configuration; None: the classic exercise
+    timeout: float | None = None  # seconds for loading and each target, as --timeout says
+
+
+def mutate(source: str, replacements: list[list[str]]) -> str:
+    """``source`` with each ``[old, new]`` replaced; each ``old`` must occur exactly once."""
+    for old, new in replacements:
+        assert source.count(old) == 1, f"{old!r} must occur exactly once in solution.py"
+        source = source.replace(old, new)
+    return source
+
+
+@functools.cache
+def scratch() -> Path:
+    """Where the mutants are written, once a process, removed at its end."""
+    folder = Path(tempfile.mkdtemp(prefix="micrograde-golden-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def mutant_file(mutant: dict) -> Path:
+    folder = scratch() / mutant["name"]
+    folder.mkdir(exist_ok=True)
+    path = folder / "submission.py"
+    path.write_text(mutate(SOLUTION, mutant["replace"]))
+    return path
+
+
+@functools.cache
+def subjects() -> dict[str, Subject]:
+    """Every corpus submission, by name."""
+    found = {f"mutant/{m['name']}": Subject(mutant_file(m), ROOT / m["config"] if "config" in m else None,
+                                            m.get("timeout", 10.0)) for m in MUTANTS}
+    found |= {f"correct/{path.name}": Subject(path, timeout=10.0) for path in CORRECT}
+    for name, entry in REALSTYLE_EXPECTED.items():
         args = entry.get("args", [])
         config = ROOT / args[args.index("--config") + 1] if "--config" in args else None
-        yield f"realstyle/{name}", REALSTYLE / entry["path"], config
+        found[f"realstyle/{name}"] = Subject(REALSTYLE / entry["path"], config)
         if "relu_course" in entry:
-            yield f"realstyle/{name}@relu", REALSTYLE / entry["path"], REALSTYLE / "relu-course.toml"
-    yield "bundled/exercises", ROOT / "exercises", None
-    yield "bundled/reference", ROOT / "reference", None
+            found[f"realstyle/{name}@relu"] = Subject(REALSTYLE / entry["path"], REALSTYLE / "relu-course.toml")
+    found["bundled/exercises"] = Subject(ROOT / "exercises")
+    found["bundled/reference"] = Subject(ROOT / "reference")
     for course in sorted((TESTS / "courses").glob("*.toml")):
-        yield f"course/{course.stem}", TESTS / "corpus" / "solution.py", course
+        found[f"course/{course.stem}"] = Subject(CORPUS / "solution.py", course)
+    return found
 
 
-def normalised(report: dict, scratch: Path) -> dict:
-    """``report`` without what depends on the machine, paths made relative to the checkout."""
-    text = json.dumps({k: v for k, v in report.items() if k not in MACHINE})
-    text = text.replace(str(scratch), "<scratch>").replace(str(ROOT), "<checkout>")
+@functools.cache
+def report(name: str) -> str:
+    """The JSON report of the corpus submission ``name``, graded once a process."""
+    from grader.exercise.config import load
+    from grader.grade import Options, grade
+
+    subject = subjects()[name]
+    graded = grade(subject.path, Options(config=load(subject.config), timeout=subject.timeout))
+    return json.dumps(graded.to_json())
+
+
+def report_of(name: str) -> dict:
+    """``report(name)`` parsed: a copy of its own for every reader."""
+    return json.loads(report(name))
+
+
+def normalised(data: dict) -> dict:
+    """A report without what depends on the machine, paths made relative to the checkout."""
+    text = json.dumps({k: v for k, v in data.items() if k not in MACHINE})
+    text = text.replace(str(scratch()), "<scratch>").replace(str(ROOT), "<checkout>")
     return json.loads(text)
 
 
 def graded_all() -> dict[str, dict]:
-    """Every corpus submission's normalised report, by name, graded in this process."""
-    from grader.exercise.config import load
-    from grader.grade import Options, grade
-
-    reports = {}
-    with tempfile.TemporaryDirectory(prefix="micrograde-golden-") as scratch:
-        for name, path, config in submissions(Path(scratch)):
-            options = Options(config=load(config) if config else None)
-            reports[name] = normalised(grade(path, options).to_json(), Path(scratch))
-    return reports
+    """Every corpus submission's normalised report, by name."""
+    return {name: normalised(report_of(name)) for name in subjects()}
 
 
 def kept() -> dict[str, dict]:

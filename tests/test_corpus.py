@@ -2,26 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import tomllib
-from pathlib import Path
-
 import pytest
-from helpers import ROOT
-
-from grader.exercise.config import load
-from grader.grade import Options, grade
-
-CORPUS = Path(__file__).parent / "corpus"
-SOLUTION = (CORPUS / "solution.py").read_text()
-MUTANTS = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
-
-
-def mutate(source: str, replacements: list[list[str]]) -> str:
-    for old, new in replacements:
-        assert source.count(old) == 1, f"{old!r} must occur exactly once in solution.py"
-        source = source.replace(old, new)
-    return source
+from golden import CORRECT, MUTANTS, SOLUTION, mutate, report_of
 
 
 def mutated_lines(source: str, replacements: list[list[str]]) -> set[int]:
@@ -41,14 +23,6 @@ def mutated_lines(source: str, replacements: list[list[str]]) -> set[int]:
 def expected_line(mutant: dict, target: str) -> int:
     line = mutant["line"]
     return line[target] if isinstance(line, dict) else line
-
-
-def graded(path: Path, mutant: dict) -> dict:
-    """The JSON report, under the mutant's course configuration if it names one (graded in this
-    process, as ``micrograde grade`` does: the command line itself is tested elsewhere)."""
-    config = load(ROOT / mutant["config"]) if "config" in mutant else None
-    report = grade(path, Options(config=config, timeout=mutant.get("timeout", 10.0))).to_json()
-    return json.loads(json.dumps(report))
 
 
 def assert_diagnosed(report: dict, mutant: dict) -> None:
@@ -93,17 +67,14 @@ def test_mutant_line_is_the_mutated_statement(mutant):
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m["name"] for m in MUTANTS])
-def test_mutant_is_diagnosed(mutant, tmp_path):
-    path = tmp_path / "submission.py"
-    path.write_text(mutate(SOLUTION, mutant["replace"]))
-    assert_diagnosed(graded(path, mutant), mutant)
-
-
-CORRECT = sorted((CORPUS / "correct").glob("*.py")) + [CORPUS / "solution.py", CORPUS / "correct_dir"]
+def test_mutant_is_diagnosed(mutant):
+    """Graded in this process, under the mutant's course configuration if it names one (``golden.report``),
+    as ``micrograde grade`` does: the command line itself is tested elsewhere."""
+    assert_diagnosed(report_of(f"mutant/{mutant['name']}"), mutant)
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)
 def test_correct_solution_gets_full_marks(path):
-    report = graded(path, {})
+    report = report_of(f"correct/{path.name}")
     assert report["diagnoses"] == []
     assert report["score"] == report["max_score"] == 100.0

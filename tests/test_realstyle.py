@@ -1,8 +1,9 @@
 """Submissions written the way real learners write them get the verdict a careful human grader gives.
 
-Each submission in ``tests/realstyle/`` is graded with the real command line, and its report is
-compared with ``tests/realstyle/expected.toml``: per target full marks, or exactly the expected
-diagnosis codes pointing at the statement at fault; the submission-level diagnoses; the warnings.
+Each submission in ``tests/realstyle/`` is graded as ``micrograde grade --format json`` grades it (in
+this process, once a session: ``golden.report``), and its report is compared with
+``tests/realstyle/expected.toml``: per target full marks, or exactly the expected diagnosis codes
+pointing at the statement at fault; the submission-level diagnoses; the warnings.
 """
 
 from __future__ import annotations
@@ -10,18 +11,15 @@ from __future__ import annotations
 import json
 import re
 import sys
-import tomllib
 from pathlib import Path
 
 import nbformat
 import pytest
-from helpers import ROOT, micrograde
+from golden import REALSTYLE, REALSTYLE_EXPECTED, report_of
 
-REALSTYLE = Path(__file__).parent / "realstyle"
-EXPECTED = tomllib.loads((REALSTYLE / "expected.toml").read_text())
+EXPECTED = REALSTYLE_EXPECTED
 DEFAULT_TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")
 RELU_TARGETS = ("add", "mul", "pow", "relu", "backward", "train_step")
-RELU_COURSE = REALSTYLE / "relu-course.toml"
 NOT_SUBMISSIONS = {"expected.toml", "relu-course.toml", "short-load.toml", "ruff.toml"}
 
 
@@ -30,13 +28,6 @@ def mentions(text: str, phrase: str) -> bool:
     before = r"(?<!\w)" if re.match(r"\w", phrase) else ""
     after = r"(?!\w)" if re.search(r"\w$", phrase) else ""
     return re.search(before + re.escape(phrase) + after, text) is not None
-
-
-def graded(path: Path, *args: str) -> dict:
-    """The JSON report of ``micrograde grade path``, graded as a course would."""
-    result = micrograde("grade", str(path.relative_to(ROOT)), "--format", "json", *args)
-    assert result.returncode in (0, 1), f"exit {result.returncode}: {result.stderr.strip()}"
-    return json.loads(result.stdout)
 
 
 def assert_diagnoses(found: list[dict], expected: dict, where: str) -> None:
@@ -87,8 +78,7 @@ def for_this_python(name: str) -> dict:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_default_course(name):
     expected = for_this_python(name)
-    report = graded(REALSTYLE / expected["path"], *expected.get("args", []))
-    assert_verdict(report, expected, DEFAULT_TARGETS)
+    assert_verdict(report_of(f"realstyle/{name}"), expected, DEFAULT_TARGETS)
 
 
 RELU_CASES = sorted(name for name in EXPECTED if "relu_course" in EXPECTED[name])
@@ -96,8 +86,7 @@ RELU_CASES = sorted(name for name in EXPECTED if "relu_course" in EXPECTED[name]
 
 @pytest.mark.parametrize("name", RELU_CASES)
 def test_relu_course(name):
-    report = graded(REALSTYLE / EXPECTED[name]["path"], "--config", str(RELU_COURSE.relative_to(ROOT)))
-    assert_verdict(report, EXPECTED[name]["relu_course"], RELU_TARGETS)
+    assert_verdict(report_of(f"realstyle/{name}@relu"), EXPECTED[name]["relu_course"], RELU_TARGETS)
 
 
 def test_every_submission_has_an_expected_verdict():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
-from grader.exercise.kinds import LANES, PLAIN, ROLES, Lane
+from grader.exercise.kinds import LANES, PLAIN, Lane
 from grader.exercise.names import CHILDREN_NAMES
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
@@ -102,7 +102,7 @@ class Session:
     def load_request(self) -> dict:
         modules = []
         unique = []
-        for role in ROLES:
+        for role in self.submission.names:
             source = self.submission.providers.get(role)
             if source is None or source.read_error:
                 continue

@@ -18,6 +18,7 @@ Made in three steps, in this order:
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import secrets
@@ -152,6 +153,7 @@ def prepare() -> None:
                                           resources={"micrograde_part": "head"})
     _READY.update(exporter=exporter, head=head)
     body(renderable(WARM_UP))
+    importlib.import_module("grandalf.layouts")  # the graphs' layout where Graphviz is not (``drawing``)
 
 
 def body(notebook: dict) -> str:

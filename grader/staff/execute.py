@@ -36,6 +36,7 @@ KERNEL_STARTUP_SECONDS = 60.0  # importing IPython and making its shell, on a lo
 # The packages of micrograde's that a grade and its report use, imported whole before the kernel runs (``prepare``).
 GRADING_PACKAGES = ("grader.exercise", "grader.submission", "grader.search", "grader.judging", "grader.diagnosis",
                     "grader.report")
+PAGE_MODULES = ("grader.report.page", "grader.report.sanitise")  # they need the html extra
 
 
 def available() -> bool:
@@ -48,18 +49,21 @@ def prepare() -> None:
     from the grader's files), and make the page's renderer ready (its templates and style sheets read)."""
     from grader.child.worker import compiled
     from grader.exercise.kinds import LANES
-    from grader.report import page
+    from grader.report.extras import html_missing
     from grader.search import shipped
 
+    pages = html_missing() is None  # the html extra, without which no page is written
     for package in GRADING_PACKAGES:
         path = importlib.import_module(package).__path__
         for module in pkgutil.iter_modules(path, f"{package}."):
-            importlib.import_module(module.name)
+            if pages or module.name not in PAGE_MODULES:
+                importlib.import_module(module.name)
     for lane in LANES:
         compiled(lane)
     for space, examples in shipped.default_searches():  # the openings micrograde ships, read once a process
         shipped.opening(space, examples)
-    page.prepare()
+    if pages:
+        importlib.import_module("grader.report.page").prepare()
 
 
 def runs_the_grader(source: str) -> bool:

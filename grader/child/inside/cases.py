@@ -17,8 +17,9 @@ def op_case(api, request):
     """Forward values, gradients (by the grader's own traversal) and probes of one op case."""
     iface = api["interface"]
     phase = "forward"
+    moved = []  # student nodes whose op attached its closure to an operand
     try:
-        nodes = build(iface, request["nodes"])
+        nodes = build(iface, request["nodes"], moved=moved)
         data = observe(nodes, "data")
         phase = "backward"
         for v in nodes:
@@ -33,7 +34,7 @@ def op_case(api, request):
         probes = [probe(iface, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
-    return {"data": data, "grads": grads, "probes": probes, "children": children}
+    return {"data": data, "grads": grads, "probes": probes, "children": children, "moved": moved}
 
 
 def backward_case(api, request):
@@ -78,6 +79,23 @@ def backward_case(api, request):
     return {"runs": runs}
 
 
+MAX_RESULTS = 64  # numbers a called function may send back: a gradient of a few inputs, never a stream
+
+
+def call_case(api, request):
+    """Call a graded function (``needs``) with plain numbers; send back what it returns, as numbers, in order."""
+    try:
+        result = api["parts"][request["needs"]](*request["args"])
+        numbers = []
+        for x in result:  # a list, a tuple, an array: anything that gives the numbers in order
+            if len(numbers) == MAX_RESULTS:
+                break
+            numbers.append(number(x))
+    except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
+        return {"error": error_report(exc, "call")}
+    return {"result": numbers}
+
+
 def on_training_engine(function, engine):
     """``function`` as written, but with the name ``Value`` meaning the training engine's.
 
@@ -94,13 +112,13 @@ def gradient_alias(api):
     """Give the training engine's Value the name the student's class gives the gradient (``gradient``,
     ``g``), once, so that a ``train_step`` written for that class reads and resets it."""
     engine = api["engine"]
-    if "alias" in api or "Value" not in api:
+    if "alias" in api or "Value" not in api["parts"]:
         return
     api["alias"] = None
-    if "grad" in names_used(api["train_step"]):
+    if "grad" in names_used(api["parts"]["train_step"]):
         return  # written with the exercise's name: nothing of the class is run to find another
     try:
-        name = Interface(api["Value"], api["children_names"]).grad
+        name = Interface(api["parts"]["Value"], api["children_names"]).grad
     except Exception:  # noqa: BLE001 - a class no node can be made of: its ops are graded as such
         return
     if name != "grad" and name.isidentifier() and not hasattr(engine.Value, name):
@@ -115,7 +133,7 @@ def train_case(api, request):
     for p, w in zip(model.parameters(), request["weights"]):
         p.data = w
     losses, params = [], []
-    train_step = on_training_engine(api["train_step"], engine)
+    train_step = on_training_engine(api["parts"]["train_step"], engine)
     try:
         gradient_alias(api)
         for _ in range(request["steps"]):
@@ -141,14 +159,14 @@ def with_interface(handler):
 
     def run(api, request):
         if "interface" not in api:
-            computed = computed_attributes(api["Value"])
+            computed = computed_attributes(api["parts"]["Value"])
             if computed:
                 # Reading such a grad could run a finite difference: nothing observed would be the student's.
                 return {"error": {"type": "ComputedAttribute", "phase": "load", "line": None, "file": None,
-                                  "message": f"{api['Value'].__name__} computes {' and '.join(computed)} when "
+                                  "message": f"{api['parts']['Value'].__name__} computes {' and '.join(computed)} when "
                                              f"read instead of storing it"}}
             try:
-                api["interface"] = Interface(api["Value"], api["children_names"])
+                api["interface"] = Interface(api["parts"]["Value"], api["children_names"])
             except InterfaceError as exc:
                 return {"error": {"type": "InterfaceError", "message": str(exc), "phase": "load",
                                   "line": None, "file": None}}

@@ -1,0 +1,170 @@
+"""Homework 1 (part 1): an autograd engine for scalars, then a tensor made of them.
+
+Write the code wherever it says YOUR CODE HERE. Leave the rest as it is: the tests in
+micrograd/test/ and the notebook rely on it.
+"""
+import numpy as np
+
+
+class Value:
+    """Stores a single scalar value and its gradient."""
+
+    def __init__(self, data, _children=(), _op=''):
+        self.data = data
+        self.grad = 0
+        # used to build the autograd graph
+        self._backward = lambda: None
+        self._prev = set(_children)
+        self._op = _op  # the op that produced this node, for debugging
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), '+')
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+        out._backward = _backward
+
+        return out
+
+    def __mul__(self, other):
+        # YOUR CODE HERE
+        raise NotImplementedError
+
+    def __pow__(self, other):
+        assert isinstance(other, (int, float)), "only int/float powers are supported"
+        # YOUR CODE HERE
+        raise NotImplementedError
+
+    def exp(self):
+        # YOUR CODE HERE
+        raise NotImplementedError
+
+    def log(self):
+        out = Value(np.log(self.data), (self,), 'log')
+
+        def _backward():
+            self.grad += out.grad / self.data
+        out._backward = _backward
+
+        return out
+
+    def relu(self):
+        # YOUR CODE HERE
+        raise NotImplementedError
+
+    def backward(self):
+        # topological order of every node in the graph
+        topo = []
+        visited = set()
+
+        def build_topo(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build_topo(child)
+                topo.append(v)
+        build_topo(self)
+
+        # one node at a time, apply the chain rule
+        self.grad = 1
+        for v in reversed(topo):
+            # YOUR CODE HERE
+            pass
+
+    def __neg__(self):  # -self
+        return self * -1
+
+    def __radd__(self, other):  # other + self
+        return self + other
+
+    def __sub__(self, other):  # self - other
+        return self + (-other)
+
+    def __rsub__(self, other):  # other - self
+        return other + (-self)
+
+    def __rmul__(self, other):  # other * self
+        return self * other
+
+    def __truediv__(self, other):  # self / other
+        return self * other**-1
+
+    def __rtruediv__(self, other):  # other / self
+        return other * self**-1
+
+    def __repr__(self):
+        return f"Value(data={self.data}, grad={self.grad})"
+
+
+def _as_value(x):
+    return x if isinstance(x, Value) else Value(x)
+
+
+class Tensor:
+    """A numpy array whose entries are Values, so a whole batch goes through the engine at once.
+
+    Needed only for the MNIST part of the notebook.
+    """
+
+    def __init__(self, data):
+        array = np.array(data, dtype=object)
+        self.data = np.vectorize(_as_value, otypes=[object])(array) if array.size else array
+
+    @property
+    def shape(self):
+        return self.data.shape
+
+    def __getitem__(self, index):
+        item = self.data[index]
+        return Tensor(item) if isinstance(item, np.ndarray) else item
+
+    def __add__(self, other):
+        other = other.data if isinstance(other, Tensor) else other
+        return Tensor(self.data + other)
+
+    def sum(self, axis=None):
+        total = self.data.sum(axis=axis)
+        return Tensor(total) if isinstance(total, np.ndarray) else total
+
+    def numpy(self):
+        return np.vectorize(lambda v: v.data, otypes=[float])(self.data)
+
+    def parameters(self):
+        return list(self.data.flat)
+
+    def __repr__(self):
+        return f"Tensor({self.numpy()!r})"
+
+    # ------------------------------------------------------------------
+    # YOUR CODE HERE: the operations below, each returning a new Tensor
+    # (except max/argmax without an axis)
+    # ------------------------------------------------------------------
+
+    def __radd__(self, other):
+        raise NotImplementedError
+
+    def __mul__(self, other):  # elementwise, with numpy broadcasting
+        raise NotImplementedError
+
+    def __rmul__(self, other):
+        raise NotImplementedError
+
+    def __truediv__(self, other):  # elementwise
+        raise NotImplementedError
+
+    def exp(self):
+        raise NotImplementedError
+
+    def dot(self, other):  # matrix product of two 2-d tensors
+        raise NotImplementedError
+
+    def max(self, axis=None):  # the largest Value (compared by .data); a Tensor along an axis
+        raise NotImplementedError
+
+    def argmax(self, axis=None):  # index (or numpy array of indices) of the largest .data
+        raise NotImplementedError
+
+    def reshape(self, *shape):
+        raise NotImplementedError

@@ -1,0 +1,73 @@
+"""Homework 1 (part 2): layers and a loss on top of the engine."""
+import numpy as np
+
+from .engine import Value
+
+
+class Module:
+
+    def zero_grad(self):
+        for p in self.parameters():
+            p.grad = 0
+
+    def parameters(self):
+        return []
+
+    def __call__(self, *args):
+        return self.forward(*args)
+
+
+class Linear(Module):
+    """Y = X @ W + b, for a batch X of shape (n, in_features)."""
+
+    def __init__(self, in_features, out_features, bias=True):
+        # W: (in_features, out_features) and b: (out_features,), numpy arrays of Values,
+        # uniform in [-k, k] with k = 1 / sqrt(in_features)
+        bound = 1 / in_features ** 0.5
+        self.W = np.array([Value(w) for w in np.random.uniform(-bound, bound, in_features * out_features)])
+        self.W = self.W.reshape(in_features, out_features)
+        self.b = np.array([Value(0.0) for _ in range(out_features)])
+        if bias:
+            for v in self.b:
+                v.data = np.random.uniform(-bound, bound)
+
+    def forward(self, X):
+        return np.dot(X, self.W) + self.b
+
+    def parameters(self):
+        # every Value of W and b, in one flat list
+        return list(self.b) + [w for col in self.W.T for w in col]
+
+
+class ReLU(Module):
+
+    def forward(self, X):
+        return np.array([[v.relu() for v in row] for row in X])
+
+
+class Sequential(Module):
+
+    def __init__(self, *layers):
+        self.layers = layers
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = layer(X)
+        return X
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]
+
+
+class CrossEntropyLoss(Module):
+    """The mean over the batch of -log(softmax(logits)[target])."""
+
+    def forward(self, logits, target):
+        # logits: (n, classes) array of Values; target: n class indices
+        losses = []
+        for row, t in zip(logits, target):
+            m = max(v.data for v in row)  # for numerical stability
+            exps = [(v - m).exp() for v in row]
+            total = sum(exps)
+            losses.append(-(exps[t] / total).log())
+        return sum(losses) / len(losses)

@@ -1,0 +1,16 @@
+"""Homework 1 (part 3): plain stochastic gradient descent."""
+
+
+class SGD:
+
+    def __init__(self, params, lr=0.01):
+        self.params = list(params)
+        self.lr = lr
+
+    def step(self):
+        for param in self.params:
+            param.data = param.data - self.lr * param.grad
+
+    def zero_grad(self):
+        for param in self.params:
+            param.grad = 0.0
