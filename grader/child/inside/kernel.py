@@ -46,6 +46,6 @@ def shell(home):
 
 def run_cell(api, request):
     """Run one cell's source as Jupyter's kernel would; what it raised, if anything."""
-    result = api["shell"].run_cell(request["source"], store_history=True)
+    result = api["parts"]["shell"].run_cell(request["source"], store_history=True)
     error = result.error_before_exec or result.error_in_exec
     return {} if error is None else {"error": error_report(error, "execute")}

@@ -109,7 +109,7 @@ def start_kernel(request, protected, api):
     held = confine(request["confinement"])
     sys.stdout = CappedOutput(1, request["output_cap"])
     sys.stderr = CappedOutput(2, request["output_cap"])
-    api["shell"] = kernel.shell(request["workdir"])
+    api["parts"] = {"shell": kernel.shell(request["workdir"])}  # the notebook's namespace is the shell's
     return install_guard(request["workdir"], request["hidden"], frozenset(), protected), held
 
 
