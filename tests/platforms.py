@@ -6,8 +6,8 @@
 - ``docker-old``: the same, with the Landlock calls answered ENOSYS too (an old engine, or a kernel
   without Landlock);
 - ``user``: an ordinary user (``mgrader``) whose user namespaces are refused, as on Ubuntu since 23.10
-  and GitHub's ubuntu-24.04 runners, with its own ``HOME`` and its own venv, installed offline from a
-  wheelhouse (``MICROGRADE_WHEELHOUSE``; see ``tests/README.md``).
+  and GitHub's ubuntu-24.04 runners, with its own ``HOME`` and its own venv (micrograde with its
+  ``execute`` extra), installed offline from a wheelhouse (``MICROGRADE_WHEELHOUSE``; see ``tests/README.md``).
 
 Every mode gets a ``HOME`` of its own (the replay cache lives under it) and a secret in its
 environment (``MICROGRADE_TEST_SECRET``), and knows the trees that must stay byte-identical whatever a
@@ -42,7 +42,7 @@ WHEELHOUSE = "MICROGRADE_WHEELHOUSE"
 SECRET = "MICROGRADE_TEST_SECRET"
 WRAPPER = Path(__file__).with_name("nonamespaces.py")
 SOURCES = ("pyproject.toml", "README.md", "grader", "reference")  # what a venv's micrograde is built from
-EXTRAS = "tensor"  # what the user's venv installs beside micrograde: numpy, which tensor courses grade with
+EXTRAS = "execute,tensor"  # the user's venv's extras: IPython for --execute, numpy for tensor courses
 
 
 class Unavailable(Exception):
