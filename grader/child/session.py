@@ -20,6 +20,16 @@ from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
 
+# The share of the load limit after which the child stops the submission's code where it is, so that the
+# report can say which statement was running before the grading process gives the child up.
+LOAD_STOP = 0.8
+
+
+def load_stop(limit: float) -> float:
+    """The seconds a load runs before the child stops it: the time it is given (``LOAD_STOP`` of ``limit``)."""
+    return max(0.05, LOAD_STOP * limit)
+
+
 @dataclass(frozen=True)
 class Loaded:
     """What loading the submission said, once, in the first child that loaded it (or how it was lost)."""
@@ -126,7 +136,7 @@ class Session:
                            "isolated": source.kind == "ipynb"}
                           for u in source.units if not u.syntax_error],
             })
-        return {"kind": "load", "modules": modules, "time_limit": self.exercise.config.load_time_limit,
+        return {"kind": "load", "modules": modules, "stop_after": load_stop(self.exercise.config.load_time_limit),
                 "children_names": CHILDREN_NAMES,
                 "roles": {role.key: {"name": name, "what": role.what} for role, name in self.submission.names.items()}}
 

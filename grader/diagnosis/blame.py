@@ -407,9 +407,10 @@ def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | Non
     ``kind`` is the target's kind (op, backward, train), ``method`` the graded function's name,
     ``reflected`` the op's reflected method (``__radd__``) if it has one; ``verdict`` the evidence.
     """
-    # A plain number that is not lifted to a node fails where it is first used; the fault is the lifting.
+    # A plain number that is not lifted to a node fails where it is first used; the fault is the lifting. A
+    # loss that is a plain number fails at its backward(); the fault is where it is computed.
     function = written(submission, method)
-    if verdict is not None and verdict.error is not None and code != "constant-operand":
+    if verdict is not None and verdict.error is not None and code not in ("constant-operand", "wrong-loss"):
         never_set = unbound(function.node, verdict.error) if function is not None else None
         if never_set is not None:
             return function.at(never_set)

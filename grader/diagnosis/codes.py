@@ -134,8 +134,8 @@ CODES: dict[str, Code] = {code.name: code for code in (
                  'before the next backward pass.'),
     Code('missing-zero-grad', 'train_step',
          meaning='gradients are not reset between steps, so they pile up',
-         what='The first step is right, but later steps are not: gradients from earlier steps pile up on top of '
-              'the new ones.',
+         what='Gradients are not reset between steps: every step after the first moves the parameters by the '
+              'gradients of the steps before it too, piled up on top of its own.',
          concept="Gradients accumulate, so each step must start from zero: reset every parameter's gradient before "
                  'the backward pass.'),
     Code('zero-grad-misplaced', 'train_step',

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from grader.child.session import Loaded
+from grader.child.session import Loaded, load_stop
 from grader.diagnosis import feedback
 from grader.diagnosis.findings import Diagnosis
 from grader.exercise.kinds import ROLES, Role
@@ -83,7 +83,8 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) ->
     for failure in loaded.failures:
         if failure.get("type") == "LoadTimeout":
             where = shape.statement_at(submission, failure.get("unit_file"), failure.get("line"))
-            diagnoses.append(load_timeout(where or shape.top_level_work(submission), load_time_limit))
+            diagnoses.append(load_timeout(where or shape.top_level_work(submission), load_stop(load_time_limit),
+                                          load_time_limit))
             return LoadFindings(tuple(diagnoses), tuple(warnings),
                                 dict.fromkeys(ROLES, "the submission did not load in time"))
         if failure.get("exit") is True:
@@ -113,14 +114,18 @@ def refused_import(failure: dict, violations: tuple[str, ...]) -> bool:
         what.startswith("import ") and message.startswith(what.removeprefix("import ") + " ") for what in violations)
 
 
-def load_timeout(where: Location | None, seconds: float) -> Diagnosis:
-    """Module-level code that outlived the load limit: where it runs, and what to do about it."""
+def load_timeout(where: Location | None, seconds: float, limit: float | None = None) -> Diagnosis:
+    """Module-level code that outlived the load limit: where it runs, and what to do about it. ``seconds``
+    is how long it ran before it was stopped; ``limit``, the load limit, when it was stopped before it."""
     place = f"the code at {where.describe()}" if where else "code at the top level"
+    given = f"after {seconds:g} s" if limit is None or limit == seconds else (
+        f"when loading was stopped, after {seconds:g} s (of the {limit:g} s load limit, the rest kept to find where "
+        "it was)")
     if where is not None and where.cell is not None:
         advice = f"tag that cell {SKIP_TAG} (Jupyter: View > Cell Toolbar > Tags) so the grader leaves it out"
     else:
         advice = 'put demo and training code under if __name__ == "__main__": so it runs only when you run the file'
-    return problem("load-timeout", f"{place} was still running after {seconds:g} s; {advice}", where)
+    return problem("load-timeout", f"{place} was still running {given}; {advice}", where)
 
 
 def cheating(submission: Submission, violations: tuple[str, ...]) -> Diagnosis | None:

@@ -433,6 +433,43 @@ def _loss_at(weights: tuple, xs: tuple, ys: tuple) -> float | None:
         return None
 
 
+def reference_gradients(weights: list, xs: list, ys: list) -> list[float] | None:
+    """Every parameter's gradient of the reference loss at ``weights`` (``None`` where it is not finite)."""
+    if not all(isinstance(w, float) and math.isfinite(w) for w in weights):
+        return None
+    return _gradients(tuple(weights), tuple(map(tuple, xs)), tuple(ys))
+
+
+@functools.lru_cache(maxsize=256)
+def _gradients(weights: tuple, xs: tuple, ys: tuple) -> list[float] | None:
+    model = reference_model(list(weights))
+    try:
+        sum(((model(x) - y) ** 2 for x, y in zip(xs, ys)), reference.Value(0.0)).backward()
+    except OverflowError:
+        return None
+    grads = [p.grad for p in model.parameters()]
+    return grads if all(math.isfinite(g) for g in grads) else None
+
+
+def accumulates(weights: list, params: list, xs: list, ys: list, tol: float) -> bool:
+    """Whether an update that is wrong but steady (every parameter moved by the same multiple ``c`` of its
+    gradient in the first step: uphill, too far) moved the second step by ``c`` times the gradients of both
+    steps: the gradients were never reset between them. (A right update shows it by itself.)"""
+    if len(params) < 2 or not all(isinstance(x, float) and math.isfinite(x) for x in [*params[0], *params[1]]):
+        return False
+    first, second = reference_gradients(weights, xs, ys), reference_gradients(params[0], xs, ys)
+    if first is None or second is None or not any(first):
+        return False
+    moved = [p - w for p, w in zip(params[0], weights)]
+    c = sum(m * g for m, g in zip(moved, first)) / sum(g * g for g in first)
+    if c == 0 or not all(close(m, c * g, tol) for m, g in zip(moved, first)):
+        return False
+    piled = [p + c * (g1 + g2) for p, g1, g2 in zip(params[0], first, second)]
+    reset = [p + c * g2 for p, g2 in zip(params[0], second)]
+    return (all(close(x, y, tol) for x, y in zip(params[1], piled))
+            and not all(close(x, y, tol) for x, y in zip(params[1], reset)))
+
+
 def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dict, tolerance: Tolerance) -> Verdict:
     """Compare parameters after every step, and the losses returned, with the reference."""
     verdict = Verdict(case)
@@ -453,7 +490,8 @@ def judge_train(case: Case, weights: list[float], xs: list, ys: list, reply: dic
     before = [weights, *params[:-1]]
     expected_losses = [loss_at(p, xs, ys) for p in before]
     verdict.forward_ok = all(e is None or close(x, e, tolerance.reference) for x, e in zip(losses, expected_losses))
-    verdict.train = {"right_steps": right, "moved": moved}
+    verdict.train = {"right_steps": right, "moved": moved,
+                     "accumulates": accumulates(weights, params, xs, ys, tolerance.reference)}
     if not verdict.forward_ok:  # the first step whose returned loss is wrong, counted from 1 as the weights are
         k = next(k for k, (x, e) in enumerate(zip(losses, expected_losses))
                  if e is not None and not close(x, e, tolerance.reference))
