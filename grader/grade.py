@@ -32,7 +32,7 @@ from grader.judging.judge import (
 )
 from grader.judging.kinds import PREPARE, UNREADABLE, Prepared
 from grader.report.model import Report
-from grader.submission import shape
+from grader.submission import broken, shape
 from grader.submission.siblings import read_as_run
 from grader.submission.source import Submission
 
@@ -229,6 +229,7 @@ def reading_warnings(submission: Submission, exercise: Exercise, options: Option
     if renamed := shape.adopt_value_class(submission):
         warnings.append(renamed)
     warnings += [note for source in dict.fromkeys(submission.providers.values()) for note in source.notes]
+    warnings += broken.warnings(submission)
     own = submission.path if submission.path.is_dir() else submission.path.parent
     warnings += course_config.ignored([own, *options.around], exercise.config)
     return tuple(warnings)

@@ -79,9 +79,17 @@ def test_a_file_that_only_sits_in_the_same_folder_is_not_taken(tmp_path):
     assert submission.directory is None and submission.providers[TRAIN_STEP].display == "alice.py"
 
 
-def test_a_file_that_does_not_parse_is_graded_alone(tmp_path):
-    submission = read_as_run(folder(tmp_path, engine=ENGINE + "\ndef broken(:\n", train=TRAIN) / "engine.py")
+def test_a_file_that_does_not_parse_at_all_is_graded_alone(tmp_path):
+    submission = read_as_run(folder(tmp_path, engine="class Value(:\n    pass\n", train=TRAIN) / "engine.py")
     assert submission.directory is None
+
+
+def test_a_file_with_a_statement_that_does_not_compile_keeps_the_rest_and_its_folder(tmp_path):
+    """Only the broken statement is left out: the file still imports, and is imported by, the work beside it."""
+    submission = read_as_run(folder(tmp_path, engine=ENGINE + "\ndef broken(:\n", train=TRAIN) / "engine.py")
+    assert submission.directory is not None and submission.providers[TRAIN_STEP].display == "train.py"
+    [unit] = submission.files[0].units
+    assert [(p.defines, p.line) for p in unit.left_out] == [("broken", ENGINE.count("\n") + 2)]
 
 
 def test_a_torch_import_gets_advice_that_fits(tmp_path):
@@ -93,3 +101,48 @@ def test_a_torch_import_gets_advice_that_fits(tmp_path):
     report = json.loads(result.stdout)
     assert [d["code"] for d in report["diagnoses"]] == ["forbidden-import"]
     assert "python yourfile.py" not in result.stdout and "imports torch" in result.stdout
+
+
+# A .py file that does not parse keeps the top-level statements that compile, each on its own line.
+
+
+def salvaged_pieces(source: str) -> tuple[str, list[tuple[str | None, int, int, int | None]]]:
+    from grader.submission.salvage import salvaged
+
+    kept, left_out = salvaged(source, "engine.py")
+    return kept, [(p.defines, p.first, p.last, p.line) for p in left_out]
+
+
+def test_a_statement_that_does_not_compile_is_left_out_with_its_lines_kept():
+    source = "x = 1\n\ndef f(:\n    return 2\n\n\nclass Tensor:\n    pass\n"
+    kept, left_out = salvaged_pieces(source)
+    assert left_out == [("f", 3, 4, 3)]
+    assert kept.splitlines() == ["x = 1", "", "", "", "", "", "class Tensor:", "    pass"]
+
+
+def test_decorators_else_and_strings_at_the_margin_stay_with_their_statement():
+    source = ('@staticmethod\ndef g():\n    return """\nnot code at the margin\n"""\n'
+              "if True:\n    y = 1\nelse:\n    y = 2\n"
+              "try:\n    z = 1\nexcept ValueError:\n    pass\n"
+              "def broken(self)\n    pass\n")
+    kept, left_out = salvaged_pieces(source)
+    assert left_out == [("broken", 14, 15, 14)]
+    assert kept.splitlines()[:13] == source.splitlines()[:13]
+
+
+def test_a_file_where_nothing_compiles_is_not_salvaged():
+    from grader.submission.salvage import salvaged
+
+    assert salvaged("def f(:\n    pass\nclass (:\n", "engine.py") is None
+
+
+def test_the_class_that_does_not_compile_costs_its_targets_alone(tmp_path):
+    """A syntax error inside Value: a load-error pointing at it, the class's targets lost, train_step graded."""
+    path = tmp_path / "engine.py"
+    path.write_text(SOLUTION.replace("def tanh(self):", "def tanh(self)"))
+    report = json.loads(micrograde("grade", str(path), "--format", "json").stdout)
+    [problem] = report["diagnoses"]
+    assert (problem["code"], problem["line"]) == ("load-error", SOLUTION.splitlines().index("    def tanh(self):") + 1)
+    assert "the class Value" in problem["message"]
+    assert {t: p["score"] for t, p in report["targets"].items()} == {
+        "add": 0.0, "mul": 0.0, "pow": 0.0, "tanh": 0.0, "backward": 0.0, "train_step": 20.0}

@@ -19,7 +19,6 @@ from grader.exercise.names import CHILDREN_NAMES
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
-
 # The share of the load limit after which the child stops the submission's code where it is, so that the
 # report can say which statement was running before the grading process gives the child up.
 LOAD_STOP = 0.8

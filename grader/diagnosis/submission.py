@@ -9,7 +9,7 @@ from grader.child.session import Loaded, load_stop
 from grader.diagnosis import feedback
 from grader.diagnosis.findings import Diagnosis
 from grader.exercise.kinds import ROLES, Role
-from grader.submission import shape
+from grader.submission import broken, shape
 from grader.submission.notebook import SKIP_TAG, first_line
 from grader.submission.source import Location, Submission
 
@@ -65,11 +65,12 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) ->
     diagnoses: list[Diagnosis] = []
     warnings: list[str] = []
     blocked: dict[Role, str] = {}
-    for detail, location in submission.load_problems():
+    problems = [*submission.load_problems(), *((detail, where, (role,))
+                                               for role, (detail, where) in broken.parts(submission).items())]
+    for detail, location, roles in problems:
         diagnoses.append(problem("load-error", detail, location))
-        for role, source in submission.providers.items():
-            if source.display == location.file:
-                blocked[role] = f"{location.describe()} did not load"
+        for role in roles:
+            blocked[role] = f"{location.describe()} did not load"
     if loaded.lost is not None:
         if loaded.lost.reason == "timeout":
             diagnoses.append(load_timeout(shape.top_level_work(submission), load_time_limit))

@@ -136,7 +136,8 @@ def train_statement(code: str, function: Function, verdict: Verdict | None) -> a
     if code == "wrong-loss":
         if returned is None:
             return last_statement(function.body[-1])  # no return: it belongs after the last statement
-        if verdict is not None and (verdict.error or verdict.train and not verdict.train["right_steps"][0]) and backward:
+        wrong_grads = verdict is not None and (verdict.error or verdict.train and not verdict.train["right_steps"][0])
+        if wrong_grads and backward:
             # The gradients are wrong too, or there are none: the loss itself is computed wrongly.
             return loss_statement(function, backward[0]) or returned
         return returned

@@ -18,13 +18,15 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.child.inside.policy import FORBIDDEN_MODULES
 from grader.errors import InputError
 from grader.exercise.kinds import ROLES, VALUE, Role
 from grader.exercise.ops import OPS
+from grader.submission import salvage
+from grader.submission.salvage import LeftOut
 from grader.submission.tree import walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
@@ -68,6 +70,7 @@ class Unit:
     tree: ast.Module | None = None
     syntax_error: str | None = None
     syntax_line: int | None = None
+    left_out: list[LeftOut] = field(default_factory=list)  # a .py file's statements that do not compile
 
 
 @dataclass(eq=False)
@@ -153,15 +156,18 @@ class Submission:
                             found.append((name, Location(source.display, node.lineno, unit.cell)))
         return found
 
-    def load_problems(self) -> list[tuple[str, Location]]:
-        """Problems found before running anything: unreadable files, syntax errors."""
+    def load_problems(self) -> list[tuple[str, Location, tuple[Role, ...]]]:
+        """Problems found before running anything (unreadable files, files that do not parse), each with
+        the parts of the submission it leaves undefined (a statement or cell that does not compile:
+        ``grader.submission.broken``)."""
         problems = []
         for source in dict.fromkeys(self.providers.values()):
+            roles = tuple(role for role, provider in self.providers.items() if provider is source)
             if source.read_error:
-                problems.append((source.read_error, Location(source.display)))
+                problems.append((source.read_error, Location(source.display), roles))
             for unit in source.units:
                 if unit.syntax_error and source.kind == "py":
-                    problems.append((unit.syntax_error, Location(source.display, unit.syntax_line)))
+                    problems.append((unit.syntax_error, Location(source.display, unit.syntax_line), roles))
         return problems
 
 
@@ -241,17 +247,28 @@ def newer_syntax(source: str, line: int | None) -> str:
 
 
 def parse_unit(unit: Unit) -> Unit:
-    """Parse ``unit``, without the student's own self-check (parsed again only if it had one)."""
+    """Parse ``unit``, without the student's own self-check (parsed again only if it had one). A .py file
+    that does not parse keeps what compiles of it (``grader.submission.salvage``)."""
     try:
-        tree = ast.parse(unit.source, filename=unit.filename)
+        try:
+            tree = ast.parse(unit.source, filename=unit.filename)
+        except SyntaxError as exc:
+            kept = salvage.salvaged(unit.source, unit.filename) if unit.cell is None else None
+            if kept is None:
+                raise
+            unit.left_out = [replace(p, error=p.error + newer_syntax(unit.source, p.line)) for p in kept[1]]
+            unit.source = kept[0]
+            tree = ast.parse(unit.source, filename=unit.filename)
+            del exc
         own = self_check_lines(tree)
         if own:
             unit.source = blanked(unit.source, own)
             tree = ast.parse(unit.source, filename=unit.filename)
         unit.tree = tree
     except SyntaxError as exc:
-        unit.syntax_error = f"SyntaxError: {exc.msg}{newer_syntax(unit.source, exc.lineno)}"
+        unit.syntax_error = f"{type(exc).__name__}: {exc.msg}{newer_syntax(unit.source, exc.lineno)}"
         unit.syntax_line = exc.lineno
+        unit.left_out = []
     except (ValueError, RecursionError, MemoryError) as exc:
         unit.syntax_error = f"{type(exc).__name__}: the source cannot be parsed"
     return unit
@@ -421,13 +438,15 @@ def choose(files: list[SourceFile], name: str) -> SourceFile | None:
         return (not defined, -methods_written(source, name), source.kind != "py", len(source.path.parts),
                 source.display)
 
-    having = [s for s in files if s.defines(name) or s.read_error or broken_python(s)]
+    having = [s for s in files if s.defines(name) or s.read_error or broken_python(s, name)]
     return min(having, key=rank) if having else None
 
 
-def broken_python(source: SourceFile) -> bool:
-    """A ``.py`` file that does not parse may still be the one meant to define the names."""
-    return source.kind == "py" and any(u.syntax_error for u in source.units)
+def broken_python(source: SourceFile, name: str) -> bool:
+    """A ``.py`` file that does not parse, or whose statement defining ``name`` does not compile, may still
+    be the one meant to define it."""
+    return source.kind == "py" and any(u.syntax_error or any(p.defines == name for p in u.left_out)
+                                       for u in source.units)
 
 
 def read_submission(path: Path, config: Config | None = None) -> Submission:
