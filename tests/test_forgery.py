@@ -19,7 +19,7 @@ from grader.child.inside import reading
 from grader.child.worker import parse_reply, read_reply
 from grader.exercise.cases import Case, TrainCase
 from grader.grade import Options, grade
-from grader.judging import judge
+from grader.judging import judge, training
 from grader.judging.plan import plan_op
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -277,7 +277,7 @@ def test_forged_training_parameters_fail_without_an_overflow():
     weights = [0.1] * 41
     xs, ys = [[1.0, 2.0, 3.0]], [1.0]
     reply = {"losses": [1.0, 1.0], "params": [[1e200] * 41, [1e200] * 41]}  # the second loss is judged on these
-    verdict = judge.judge_train(case, weights, xs, ys, reply, judge.Tolerance())
+    verdict = training.judge_train(case, weights, xs, ys, reply, judge.Tolerance())
     assert not verdict.passed("both")
 
 

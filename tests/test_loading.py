@@ -117,7 +117,7 @@ def test_a_statement_that_does_not_compile_is_left_out_with_its_lines_kept():
     source = "x = 1\n\ndef f(:\n    return 2\n\n\nclass Tensor:\n    pass\n"
     kept, left_out = salvaged_pieces(source)
     assert left_out == [("f", 3, 4, 3)]
-    assert kept.splitlines() == ["x = 1", "", "", "", "", "", "class Tensor:", "    pass"]
+    assert [line.rstrip() for line in kept.splitlines()] == ["x = 1", "", "", "", "", "", "class Tensor:", "    pass"]
 
 
 def test_decorators_else_and_strings_at_the_margin_stay_with_their_statement():
@@ -146,3 +146,20 @@ def test_the_class_that_does_not_compile_costs_its_targets_alone(tmp_path):
     assert "the class Value" in problem["message"]
     assert {t: p["score"] for t, p in report["targets"].items()} == {
         "add": 0.0, "mul": 0.0, "pow": 0.0, "tanh": 0.0, "backward": 0.0, "train_step": 20.0}
+
+
+def test_a_committed_environment_is_left_out_however_large(tmp_path):
+    """Hundreds of installed modules in venv/ (and a pyvenv.cfg under another name) beside the work: graded
+    without them, said once, never refused as too much to grade."""
+    (tmp_path / "engine.py").write_text(SOLUTION)
+    for env in ("venv", "myenv"):
+        packages = tmp_path / env / "lib" / "python3.11" / "site-packages"
+        for k in range(150):
+            (packages / f"package_{k}").mkdir(parents=True)
+            (packages / f"package_{k}" / "__init__.py").write_text("x = 1\n")
+    (tmp_path / "myenv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    result = micrograde("grade", str(tmp_path), "--format", "json")
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 and report["score"] == 100.0, result.stdout + result.stderr
+    assert report["warnings"] == ["myenv/, venv/ were left out: a virtual environment, installed packages or build "
+                                  "output is not the submission"]

@@ -11,7 +11,8 @@ from grader.diagnosis import feedback, rules
 from grader.diagnosis.training import TrainShape
 from grader.exercise.cases import Case, Check, TrainCase, a, b, c, case
 from grader.grade import Options, grade
-from grader.judging.judge import Verdict, parameter_name
+from grader.judging.judge import Verdict
+from grader.judging.training import parameter_name
 
 
 def grads_wrong(*cases, faults=frozenset()) -> list[Verdict]:

@@ -74,7 +74,7 @@ class Watch:
             self.equality = reply["equality"]
         inferred = reply.get("inferred")
         if isinstance(inferred, dict) and not self.inferred:
-            self.inferred = {role: name for role, name in inferred.items() if role in ("grad", "_backward")
+            self.inferred = {role: name for role, name in inferred.items() if role in ("data", "grad", "_backward")
                              and isinstance(name, str) and name.isidentifier() and len(name) <= 40}
         return reply
 

@@ -72,13 +72,19 @@ def written(submission: Submission, method: str) -> Written | None:
 
 
 def error_location(submission: Submission, error: dict | None) -> Location | None:
-    """The line a child's error report names, in the submission's own files (with its cell)."""
-    if not error or not isinstance(error.get("line"), int):
+    """The line a child's error report names, in the submission's own files (with its cell): where a
+    constructor raised on what it was given (``Value(x, (self), 'exp')``), the student's call of it."""
+    if not error:
+        return None
+    line, file = error.get("line"), error.get("file")
+    if isinstance(error.get("caller_line"), int):
+        line, file = error["caller_line"], error.get("caller_file")
+    if not isinstance(line, int):
         return None
     for source in submission.files:
         for unit in source.units:
-            if unit.filename == error.get("file"):
-                return Location(source.display, error["line"], unit.cell)
+            if unit.filename == file:
+                return Location(source.display, line, unit.cell)
     return None
 
 

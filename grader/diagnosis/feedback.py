@@ -17,6 +17,10 @@ from grader.judging.judge import Verdict
 
 def describe_error(error: dict) -> str:
     where = f" (line {error['line']})" if error.get("line") else ""
+    if error.get("caller_line") and error.get("caller"):
+        # The constructor raised on what the student's call gave it: the call is what to look at.
+        caller = "the top level" if error["caller"] == "<module>" else error["caller"]
+        where = f" (line {error['caller_line']}, in {caller}, where the constructor it calls raised)"
     message = f": {error['message']}" if error.get("message") else ""
     return f"{error.get('type', 'an error')}{message}{where}"
 

@@ -13,7 +13,8 @@ from grader.submission import broken, shape
 from grader.submission.notebook import SKIP_TAG, first_line
 from grader.submission.source import Location, Submission
 
-INFERRED = {"grad": "keeps each node's gradient in .{name}", "_backward": "stores each op's closure as .{name}"}
+INFERRED = {"data": "keeps each node's number in .{name}", "grad": "keeps each node's gradient in .{name}",
+            "_backward": "stores each op's closure as .{name}"}
 
 
 def inferred_warning(cls: str, inferred: dict[str, str]) -> str | None:

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Case, Check, TrainCase
 from grader.exercise.kinds import KINDS
 from grader.exercise.targets import Target
-from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train
+from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op
 from grader.judging.plan import plan_backward, plan_op
+from grader.judging.training import judge_train
 
 # What planning a case, or judging a reply the child sent, may raise: the case fails as unreadable.
 UNREADABLE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from dataclasses import dataclass
 
 REACH = 12  # pieces a piece that does not compile alone is tried with
 MAX_PIECES = 4000  # a file with more top-level statements than this is not salvaged: it is refused whole
 CONTINUATION = re.compile(r"(else|elif|except|finally)\b|[)\]}]")
 DEFINES = re.compile(r"(?:async\s+def|def|class)\s+(\w+)")
-# A line as Python counts lines, with its ending (as ``grader.submission.source`` reads them).
-LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 @dataclass(frozen=True)
@@ -100,7 +99,7 @@ def salvaged(source: str, filename: str) -> tuple[str, list[LeftOut]] | None:
             k += 1
     if len(left_out) == len(found):
         return None
-    return "".join(blank(line) if not kept[i] else line for i, line in enumerate(lines)), left_out
+    return blanked(source, [i + 1 for i, line in enumerate(kept) if not line]), left_out
 
 
 def last_code_line(lines: list[str], start: int, end: int) -> int:
@@ -111,12 +110,36 @@ def last_code_line(lines: list[str], start: int, end: int) -> int:
     return start + 1
 
 
-def blank(line: str) -> str:
-    """A line made empty, its ending kept."""
-    return line[len(line.rstrip("\r\n")):]
-
-
 def defines(source: str, name: str) -> bool:
     """Whether ``source``, which does not parse, defines ``name`` at its top level (``class Value``...), as
     far as its lines say."""
     return re.search(rf"^(?:class|def|async\s+def)\s+{re.escape(name)}\b", source, re.MULTILINE) is not None
+
+
+# A line as Python counts lines, with its ending: only \n, \r\n and \r end one (not \f, unlike splitlines).
+LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def blanked(source: str, lines: list[int]) -> str:
+    """``source`` with ``lines`` made blank (a space and their own ending: never a bare ending that
+    could join a ``\\r`` before it into one ``\\r\\n``), so every other line keeps its number."""
+    numbered = LINE.findall(source)
+    for number in lines:
+        text = numbered[number - 1]
+        numbered[number - 1] = " " + text[len(text.rstrip("\r\n")):]
+    return "".join(numbered)
+
+
+# An f-string whose braces hold the quote that delimits it: legal only from Python 3.12 (PEP 701).
+_NESTED_QUOTES = re.compile(r"""\b[rR]?[fF][rR]?(['"]).*\{[^}]*\1""")
+
+
+def newer_syntax(source: str, line: int | None) -> str:
+    """Why code that a newer Python accepts fails here, if that is the reason: it says which version."""
+    lines = source.splitlines()
+    if sys.version_info < (3, 12) and line is not None and 0 < line <= len(lines) and _NESTED_QUOTES.search(
+            lines[line - 1]):
+        ran = f"{sys.version_info.major}.{sys.version_info.minor}"
+        return (f" (this f-string reuses its own quotes inside {{ }}, which needs Python 3.12 or newer; "
+                f"micrograde runs on Python {ran} here: use the other kind of quotes inside)")
+    return ""

@@ -16,17 +16,15 @@ from __future__ import annotations
 import ast
 import json
 import os
-import re
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.child.inside.policy import FORBIDDEN_MODULES
 from grader.errors import InputError
 from grader.exercise.kinds import ROLES, VALUE, Role
-from grader.exercise.ops import OPS
 from grader.submission import salvage
-from grader.submission.salvage import LeftOut
+from grader.submission.classes import GRADED_METHODS, value_like
+from grader.submission.salvage import LeftOut, blanked, newer_syntax
 from grader.submission.tree import walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
@@ -34,9 +32,10 @@ TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
     from grader.exercise.config import Config
 
-# What a course can ask a Value class to have: a written one of these is work done.
-GRADED_METHODS = frozenset({*(op.method for op in OPS.values()), "backward"})
-SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests", "node_modules"}
+SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests"}
+# What a learner's repository holds beside the work and is never the work: a virtual environment (any folder
+# with a ``pyvenv.cfg``), installed packages, build output. Left out of a folder, and said once.
+NOT_THE_WORK = {"venv", "env", "site-packages", "dist-packages", "node_modules", "build", "dist"}
 MIB = 1024 * 1024
 MAX_FILE_BYTES = {".py": 1 * MIB, ".ipynb": 8 * MIB}  # a notebook's without its outputs, which are never graded
 MAX_NOTEBOOK_BYTES = 64 * MIB  # a notebook as stored, outputs (plots, images) included
@@ -119,6 +118,7 @@ class Submission:
     providers: dict[Role, SourceFile]
     directory: Path | None = None
     names: dict[Role, str] = field(default_factory=lambda: {role: role.key for role in ROLES})
+    notes: list[str] = field(default_factory=list)  # what reading the folder left out, for the report's warnings
 
     def location(self, method: str) -> Location | None:
         """Where the student wrote the graded method (or a graded function, such as the training one) ``method``."""
@@ -215,35 +215,6 @@ def self_check_lines(tree: ast.Module) -> list[int]:
         if imports_check or calls_check:
             found.extend(range(node.lineno, node.end_lineno + 1))
     return found
-
-
-# A line as Python counts lines, with its ending: only \n, \r\n and \r end one (not \f, unlike splitlines).
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def blanked(source: str, lines: list[int]) -> str:
-    """``source`` with ``lines`` made blank (a space and their own ending: never a bare ending that
-    could join a ``\\r`` before it into one ``\\r\\n``), so every other line keeps its number."""
-    numbered = _LINE.findall(source)
-    for number in lines:
-        text = numbered[number - 1]
-        numbered[number - 1] = " " + text[len(text.rstrip("\r\n")):]
-    return "".join(numbered)
-
-
-# An f-string whose braces hold the quote that delimits it: legal only from Python 3.12 (PEP 701).
-_NESTED_QUOTES = re.compile(r"""\b[rR]?[fF][rR]?(['"]).*\{[^}]*\1""")
-
-
-def newer_syntax(source: str, line: int | None) -> str:
-    """Why code that a newer Python accepts fails here, if that is the reason: it says which version."""
-    lines = source.splitlines()
-    if sys.version_info < (3, 12) and line is not None and 0 < line <= len(lines) and _NESTED_QUOTES.search(
-            lines[line - 1]):
-        ran = f"{sys.version_info.major}.{sys.version_info.minor}"
-        return (f" (this f-string reuses its own quotes inside {{ }}, which needs Python 3.12 or newer; "
-                f"micrograde runs on Python {ran} here: use the other kind of quotes inside)")
-    return ""
 
 
 def parse_unit(unit: Unit) -> Unit:
@@ -370,12 +341,18 @@ def inside(path: Path, root: Path) -> bool:
     return path.resolve().is_relative_to(root.resolve())
 
 
-def candidate_files(root: Path) -> list[Path]:
+def not_the_work(entry: os.DirEntry) -> bool:
+    """Whether a folder is a virtual environment, installed packages or build output (``NOT_THE_WORK``)."""
+    return entry.name in NOT_THE_WORK or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
+
+
+def candidate_files(root: Path, left_out: list[str] | None = None) -> list[Path]:
     """The .py and .ipynb files of a directory submission, found without following links.
 
-    Hidden and skipped directories are not entered; a link to a file counts
-    only if it stays inside ``root``; the search stops with ``InputError`` past
-    ``MAX_ENTRIES`` entries, ``MAX_FILES`` files or ``MAX_TOTAL_BYTES`` bytes.
+    Hidden and skipped directories are not entered, nor those that are not the work (``not_the_work``:
+    their paths are added to ``left_out``); a link to a file counts only if it stays inside ``root``; the
+    search stops with ``InputError`` past ``MAX_ENTRIES`` entries, ``MAX_FILES`` files or
+    ``MAX_TOTAL_BYTES`` bytes.
     """
     found, pending, seen, total = [], [root], 0, 0
     while pending:
@@ -392,7 +369,11 @@ def candidate_files(root: Path) -> list[Path]:
             if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
                 continue
             if entry.is_dir(follow_symlinks=False):
-                pending.append(path)
+                if not_the_work(entry):
+                    if left_out is not None:
+                        left_out.append(f"{path.relative_to(root)}/")
+                else:
+                    pending.append(path)
                 continue
             if path.suffix not in MAX_FILE_BYTES or entry.name.startswith("test_") or entry.name == "setup.py":
                 continue
@@ -460,16 +441,36 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
     if path.is_symlink() and not inside(path, path.absolute().parent):
         raise InputError(f"{path}: a link out of the folder that holds it is not graded")
     if path.is_dir():
-        files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path)]
+        left_out: list[str] = []
+        files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path, left_out)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
         parse_files(files, path, set(names.values()), own_module_names(files, path))
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
+        notes = [f"{', '.join(sorted(left_out))} {'was' if len(left_out) == 1 else 'were'} left out: a virtual "
+                 "environment, installed packages or build output is not the submission"] if left_out else []
+        notes += adopt_value_class(files, providers, names)
         if not providers:
             raise InputError(f"{path}: no file defines {' or '.join(names.values())}")
-        return Submission(path, files, providers, directory=path, names=names)
+        return Submission(path, files, providers, directory=path, names=names, notes=notes)
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
     parse_files([source], path, set(names.values()), {path.stem})
-    return Submission(path, [source], {role: source for role in names}, names=names)
+    notes = adopt_value_class([source], {}, names)
+    return Submission(path, [source], {role: source for role in names}, names=names, notes=notes)
+
+
+def adopt_value_class(files: list[SourceFile], providers: dict[Role, SourceFile], names: dict[Role, str]) -> list[str]:
+    """When no file defines the course's class but one holds a class that behaves like it (``Node``,
+    ``value``: ``grader.submission.classes``), grade that class: it is named and provided here, and the
+    note returned says so."""
+    wanted = names[VALUE]
+    if any(s.defines(wanted) or broken_python(s, wanted) for s in files):
+        return []
+    for source in sorted(files, key=lambda s: (s.kind != "py", s.display)):
+        if (name := value_like(source.units)) is not None:
+            names[VALUE], providers[VALUE] = name, source
+            return [f"no class is called {wanted}; the class {name} in {source.display} looks like it and was "
+                    f"graded as {wanted}"]
+    return []

@@ -19,7 +19,7 @@ def op_case(api, request):
     phase = "forward"
     try:
         nodes = build(iface, request["nodes"])
-        data = observe(nodes, "data")
+        data = observe(nodes, iface.data)
         phase = "backward"
         for v in nodes:
             if not isinstance(v, (int, float)):
@@ -90,22 +90,26 @@ def on_training_engine(function, engine):
                               function.__name__, function.__defaults__, function.__closure__)
 
 
-def gradient_alias(api):
-    """Give the training engine's Value the name the student's class gives the gradient (``gradient``,
-    ``g``), once, so that a ``train_step`` written for that class reads and resets it."""
+def name_aliases(api):
+    """Give the training engine's Value the names the student's class gives the number and the gradient
+    (``value``, ``gradient``, ``g``), once, so that a ``train_step`` written for that class reads and
+    updates them."""
     engine = api["engine"]
-    if "alias" in api or "Value" not in api:
+    if "aliases" in api or "Value" not in api:
         return
-    api["alias"] = None
-    if "grad" in names_used(api["train_step"]):
-        return  # written with the exercise's name: nothing of the class is run to find another
+    api["aliases"] = {}
+    used = names_used(api["train_step"])
+    if "grad" in used and "data" in used:
+        return  # written with the exercise's names: nothing of the class is run to find others
     try:
-        name = Interface(api["Value"], api["children_names"]).grad
+        iface = Interface(api["Value"], api["children_names"])
     except Exception:  # noqa: BLE001 - a class no node can be made of: its ops are graded as such
         return
-    if name != "grad" and name.isidentifier() and not hasattr(engine.Value, name):
-        api["alias"] = name
-        setattr(engine.Value, name, property(lambda v: v.grad, lambda v, x: setattr(v, "grad", x)))
+    for role, name in (("data", iface.data), ("grad", iface.grad)):
+        if name != role and name.isidentifier() and not hasattr(engine.Value, name):
+            api["aliases"][role] = name
+            setattr(engine.Value, name, property(lambda v, role=role: getattr(v, role),
+                                                 lambda v, x, role=role: setattr(v, role, x)))
 
 
 def train_case(api, request):
@@ -117,7 +121,7 @@ def train_case(api, request):
     losses, params = [], []
     train_step = on_training_engine(api["train_step"], engine)
     try:
-        gradient_alias(api)
+        name_aliases(api)
         for _ in range(request["steps"]):
             loss = train_step(model, request["xs"], request["ys"], request["lr"])
             if isinstance(loss, engine.Value):
