@@ -95,6 +95,20 @@ def test_switching_the_audit_hook_off_still_forbidden(tmp_path, mode, attacks):
     assert_forbidden(report)
 
 
+# __mul__ with the right value that passes no gradient to its operands.
+MUL_PASSES_NOTHING = SOLUTION.replace("""            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad""", """            pass""")
+
+
+def test_keeping_another_targets_stand_in_earns_nothing(tmp_path, mode):
+    """The wrapper that stands in for __mul__ while __add__ is graded, kept and called as __mul__ when
+    __mul__ is graded, is the submission's own __mul__ again."""
+    report = run(tmp_path, MUL_PASSES_NOTHING + attack("isolation_stash"))
+    honest = deserved(tmp_path, MUL_PASSES_NOTHING, mode)
+    assert honest.target_scores()["mul"][0] < honest.target_scores()["mul"][1]
+    assert_same_verdict(report, honest)
+
+
 def test_emptying_the_record_from_a_signal_handler_still_forbidden(tmp_path, mode):
     report = run(tmp_path, attack("record_signal") + "\n" + SOLUTION)
     assert_forbidden(report)

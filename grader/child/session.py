@@ -16,6 +16,7 @@ from pathlib import Path
 from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
 from grader.exercise.kinds import LANES, PLAIN, ROLES, Lane
 from grader.exercise.names import CHILDREN_NAMES
+from grader.exercise.ops import OPS
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
@@ -136,6 +137,7 @@ class Session:
                           for u in source.units if not u.syntax_error],
             })
         return {"kind": "load", "modules": modules, "stop_after": load_stop(self.exercise.config.load_time_limit),
+                "isolation": isolation(self.exercise),
                 "children_names": CHILDREN_NAMES,
                 "roles": {role.key: {"name": name, "what": role.what} for role, name in self.submission.names.items()}}
 
@@ -256,6 +258,20 @@ class Session:
         """End the children (a later call starts a fresh one)."""
         for lane in self.workers:
             self.forget(lane)
+
+
+def isolation(exercise: Exercise) -> dict[str, dict]:
+    """Every method of the exercise's op targets, with the target that grades it and its result's label:
+    while one target's cases run, the child has the others stand aside (``grader.child.inside.isolation``).
+    A reflected method (``__radd__``) is its op's, unless a target of its own grades it."""
+    graded = {t.name for t in exercise.op_targets}
+    table = {}
+    for name in graded:
+        table[OPS[name].method] = {"target": name, "label": OPS[name].label}
+        for reflected in OPS.values():
+            if reflected.number_first and reflected.uses == (name,) and reflected.name not in graded:
+                table[reflected.method] = {"target": name, "label": reflected.label}
+    return table
 
 
 def loaded_from(reply: dict, violations: list[str]) -> Loaded:

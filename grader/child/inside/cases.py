@@ -10,27 +10,31 @@ import types
 from .failures import InterfaceError, MissingMethod, error_report
 from .graphs import build, hashed_by_position, observe, operand_positions, probe, propagate
 from .interface import Interface, names_used
+from .isolation import Isolated
 from .reading import computed_attributes, number, stored_or_none
 
 
 def op_case(api, request):
-    """Forward values, gradients (by the grader's own traversal) and probes of one op case."""
+    """Forward values, gradients (by the grader's own traversal) and probes of one op case, the other
+    targets' methods standing aside while it runs (``isolation``)."""
     iface = api["interface"]
     phase = "forward"
+    method = next((spec[4] for spec in request["nodes"] if spec[0] == "student"), None)
     try:
-        nodes = build(iface, request["nodes"])
-        data = observe(nodes, iface.data)
-        phase = "backward"
-        for v in nodes:
-            if not isinstance(v, (int, float)):
-                setattr(v, iface.grad, 0.0)
-        propagate(iface, nodes[-1], nodes)
-        grads = observe(nodes, iface.grad)
-        # For each student node, which of the request's nodes its children hold (by identity).
-        children = [operand_positions(iface, v, nodes) if spec[0] == "student" else None
-                    for v, spec in zip(nodes, request["nodes"])]
-        phase = "forward"
-        probes = [probe(iface, node, args) for node, args in request["probes"]]
+        with Isolated(iface, api.get("isolation", {}), method):
+            nodes = build(iface, request["nodes"])
+            data = observe(nodes, iface.data)
+            phase = "backward"
+            for v in nodes:
+                if not isinstance(v, (int, float)):
+                    setattr(v, iface.grad, 0.0)
+            propagate(iface, nodes[-1], nodes)
+            grads = observe(nodes, iface.grad)
+            # For each student node, which of the request's nodes its children hold (by identity).
+            children = [operand_positions(iface, v, nodes) if spec[0] == "student" else None
+                        for v, spec in zip(nodes, request["nodes"])]
+            phase = "forward"
+            probes = [probe(iface, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
     return {"data": data, "grads": grads, "probes": probes, "children": children}

@@ -52,6 +52,7 @@ def load(api, request):
 
 def load_modules(api, request):
     api["children_names"] = request["children_names"]
+    api["isolation"] = request.get("isolation", {})
     failures = []
     for spec in request["modules"]:
         module = types.ModuleType(spec["name"])
