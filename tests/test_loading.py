@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import nbformat
+import pytest
 from helpers import SOLUTION, micrograde
 
 from grader.exercise.kinds import TRAIN_STEP, VALUE
@@ -93,10 +94,11 @@ def test_a_file_with_a_statement_that_does_not_compile_keeps_the_rest_and_its_fo
 
 
 def test_a_torch_import_gets_advice_that_fits(tmp_path):
-    """``import torch`` runs fine on the student's machine: the report says it may not be used, and never
-    that the file fails to run on its own."""
+    """``import torch`` that graded code uses runs fine on the student's machine: the report says it may not
+    be used, and never that the file fails to run on its own."""
     path = tmp_path / "engine.py"
-    path.write_text("import torch\n" + SOLUTION)
+    path.write_text("import torch\n" + SOLUTION.replace("t = (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)",
+                                                        "t = float(torch.tanh(torch.tensor(x)))"))
     result = micrograde("grade", str(path), "--format", "json")
     report = json.loads(result.stdout)
     assert [d["code"] for d in report["diagnoses"]] == ["forbidden-import"]
@@ -163,3 +165,17 @@ def test_a_committed_environment_is_left_out_however_large(tmp_path):
     assert result.returncode == 0 and report["score"] == 100.0, result.stdout + result.stderr
     assert report["warnings"] == ["myenv/, venv/ were left out: a virtual environment, installed packages or build "
                                   "output is not the submission"]
+
+
+@pytest.mark.parametrize("where", ["import torch\n", "try:\n    import torch\nexcept ImportError:\n    torch = None\n",
+                                   "def check_with_torch():\n    import torch\n    return torch.tensor(2.0)\n"])
+def test_a_library_that_no_graded_code_reaches_is_left_out_and_flagged(tmp_path, where):
+    """Outside the graded code (at the top, in a try, in an ungraded function, and what uses them), an autograd
+    library is left out before anything runs: graded in full, and the report flags it for a human."""
+    path = tmp_path / "engine.py"
+    path.write_text(where + SOLUTION + "\nif __name__ == '__main__':\n    print(torch.__version__)\n")
+    report = json.loads(micrograde("grade", str(path), "--format", "json").stdout)
+    assert report["score"] == 100.0 and report["diagnoses"] == []
+    assert report["warnings"] == ["engine.py, line 1 imports torch outside the graded code: it and the lines that use "
+                                  "it were left out and the rest of the file ran; no graded code uses it, so the grade "
+                                  "stands, flagged for a human to look at"]

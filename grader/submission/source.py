@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader.child.inside.policy import FORBIDDEN_MODULES
+from grader.child.inside.policy import AUTOGRAD_LIBRARIES, FORBIDDEN_MODULES
 from grader.errors import InputError
 from grader.exercise.kinds import ROLES, VALUE, Role
 from grader.submission import salvage
@@ -304,10 +304,8 @@ def read_file(path: Path, display: str) -> SourceFile:
     raise InputError(f"{display}: unsupported file type {path.suffix or '(none)'}; expected .py, .ipynb or a directory")
 
 
-def parse_files(files: list[SourceFile], where: Path, roles: set[str], own: set[str]) -> None:
-    """Parse every unit, once the code as a whole is known to be small enough to parse; leave out
-    what notebooks compare with an autograd library (``roles``: the names of the graded code; ``own``:
-    the submission's own modules, never a library)."""
+def parse_files(files: list[SourceFile], where: Path) -> None:
+    """Parse every unit, once the code as a whole is known to be small enough to parse."""
     code = sum(len(unit.source.encode("utf-8", "replace")) for source in files for unit in source.units)
     if code > MAX_CODE_BYTES:
         raise InputError(f"{where}: {code / MIB:.1f} MB of code is too much to grade "
@@ -315,25 +313,25 @@ def parse_files(files: list[SourceFile], where: Path, roles: set[str], own: set[
     for source in files:
         for unit in source.units:
             parse_unit(unit)
-    notebooks = [source for source in files if source.kind == "ipynb"]
-    if notebooks:
-        leave_out_comparisons(notebooks, [u.tree for source in files for u in source.units if u.tree], roles, own)
 
 
-def leave_out_comparisons(notebooks: list[SourceFile], trees: list[ast.Module], roles: set[str],
-                          own: set[str]) -> None:
-    """Leave out what notebook cells compare with an autograd library (``grader.submission.comparison``),
-    each with a note saying so; ``trees`` are all the submission's code, ``roles`` the graded names."""
+def leave_out_libraries(files: list[SourceFile], roles: set[str], own: set[str]) -> None:
+    """Leave out the autograd libraries that graded code does not reach (``grader.submission.comparison``),
+    each with a note saying so; ``roles`` are the names of the graded code, ``own`` the submission's own
+    modules, never a library."""
+    libraries = AUTOGRAD_LIBRARIES - own
+    if not any(library in unit.source for source in files for unit in source.units for library in libraries):
+        return  # the usual case, found without reading the rule
     from grader.submission import comparison
 
-    protected = comparison.graded_names(trees, roles)
-    for source in notebooks:
+    protected = comparison.graded_names([u.tree for source in files for u in source.units if u.tree], roles)
+    for source in files:
         for unit in source.units:
             found = comparison.without_library(unit.source, unit.tree, protected, own) if unit.tree else None
             if found is not None:
                 unit.source = found[0]
                 parse_unit(unit)
-                source.notes.append(comparison.note(unit.cell, found[1]))
+                source.notes.append(comparison.note(source.display, unit.cell, found[2], found[1]))
 
 
 def inside(path: Path, root: Path) -> bool:
@@ -445,19 +443,21 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
         files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path, left_out)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
-        parse_files(files, path, set(names.values()), own_module_names(files, path))
+        parse_files(files, path)
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
         notes = [f"{', '.join(sorted(left_out))} {'was' if len(left_out) == 1 else 'were'} left out: a virtual "
                  "environment, installed packages or build output is not the submission"] if left_out else []
         notes += adopt_value_class(files, providers, names)
+        leave_out_libraries(files, set(names.values()), own_module_names(files, path))
         if not providers:
             raise InputError(f"{path}: no file defines {' or '.join(names.values())}")
         return Submission(path, files, providers, directory=path, names=names, notes=notes)
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
-    parse_files([source], path, set(names.values()), {path.stem})
+    parse_files([source], path)
     notes = adopt_value_class([source], {}, names)
+    leave_out_libraries([source], set(names.values()), {path.stem})
     return Submission(path, [source], {role: source for role in names}, names=names, notes=notes)
 
 
