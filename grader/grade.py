@@ -246,7 +246,8 @@ def grade_submission(submission: Submission, options: Options | None = None, exe
         session = Session(submission, workdir, exercise, started)
         try:
             session.open()
-            load = read_load(submission, session.loaded, exercise.config.load_time_limit)
+            load = read_load(submission, session.loaded, exercise.config.load_time_limit,
+                             exercise.config.allowed_modules)
             outcomes = [run_target(target, session, exercise, options, load.blocked) for target in exercise.targets]
             observed = session.observed()
         finally:

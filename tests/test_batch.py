@@ -305,8 +305,9 @@ def test_the_summary_lists_reports_flagged_for_a_human():
     """An autograd library left out of ungraded code keeps the grade, and the summary lists it to look at."""
     from grader.staff.summary import summarise
 
-    flagged = ("work.py, line 3 imports torch outside the graded code: it and the lines that use it were left out "
-               "and the rest of the file ran; no graded code uses it, so the grade stands, flagged for a human to look at")
+    flagged = ("work.py, line 3 imports torch outside the graded code: it and the lines that use it were left "
+               "out and the rest of the file ran; no graded code uses it, so the grade stands, flagged for a human "
+               "to look at")
     report = {"status": "graded", "score": 100.0, "max_score": 100.0, "targets": {}, "diagnoses": [],
               "warnings": [flagged]}
     summary = summarise([("gina", report)])

@@ -50,8 +50,8 @@ CODES: dict[str, Code] = {code.name: code for code in (
                  'that graded code never uses only gives a warning; a constructor that uses it '
                  '(`np.float64(data)`) makes it the verdict of every target that makes nodes',
          what='{method} uses a module that is not installed where micrograde runs: {error}.',
-         concept='Graded code may only use the standard library (math, random): write the formula with math '
-                 'instead, and keep other libraries for plots and demos.'),
+         concept='Graded code may use only the standard library (math, random) and the modules your course '
+                 'allows: write the formula with math instead, and keep other libraries for plots and demos.'),
     Code('wrong-forward', 'any op',
          meaning="the result's `.data` is wrong",
          what="{method} computes the wrong value: the result's .data is wrong.",

@@ -25,6 +25,13 @@ def describe_error(error: dict) -> str:
     return f"{error.get('type', 'an error')}{message}{where}"
 
 
+def allowed_but_missing(module: str) -> str:
+    """What is said of a module the course allows that is not installed where micrograde runs: it is the
+    course's to install, not the learner's to rewrite."""
+    return (f"Your course allows {module}: it is missing where micrograde runs, which the course's staff put right "
+            f"by installing it into micrograde's own environment (pip install {module}); your code needs no change.")
+
+
 def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
     """The report's view of a failing verdict."""
     if verdict.error is not None:
@@ -128,9 +135,11 @@ def recursion_hint(verdict: Verdict) -> str:
             "explicit stack instead of recursive calls.")
 
 
-def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "", note: str = "") -> str:
+def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "", note: str = "",
+            concept: str | None = None) -> str:
     """What the student reads for ``code``: what is wrong (and ``note``, what the code shows of it), the
-    smallest case, a hint where the evidence has one, and the concept."""
+    smallest case, a hint where the evidence has one, and the concept (the code's own, unless ``concept``
+    says what fits better)."""
     method = method_name(target)
     error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
     if not detail and evidence is not None and evidence.error:
@@ -147,4 +156,4 @@ def message(code: str, target: str, evidence: Verdict | None, focus: str, detail
         if code == "wrong-local-grad" and without_out_grad(evidence, target):
             hint = (f"Every gradient {method} passed is its bare local derivative: you forgot `out.grad` "
                     "(multiply the local derivative by it).")
-    return " ".join(part for part in (what, note, case, hint, entry.concept) if part)
+    return " ".join(part for part in (what, note, case, hint, entry.concept if concept is None else concept) if part)

@@ -61,8 +61,10 @@ def problem(code: str, detail: str, where: Location | None = None) -> Diagnosis:
     return Diagnosis(code, "submission", feedback.message(code, "submission", None, "both", detail), where)
 
 
-def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) -> LoadFindings:
-    """The load-level problems of ``submission``, from reading it and from what loading it said."""
+def read_load(submission: Submission, loaded: Loaded, load_time_limit: float,
+              allowed: tuple[str, ...] = ()) -> LoadFindings:
+    """The load-level problems of ``submission``, from reading it and from what loading it said (``allowed``:
+    the modules the course allows)."""
     diagnoses: list[Diagnosis] = []
     warnings: list[str] = []
     blocked: dict[Role, str] = {}
@@ -81,7 +83,9 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) ->
                             dict.fromkeys(ROLES, "the submission did not load"))
     for module in loaded.missing_modules:
         warnings.append(f"{module[:80]} is not installed where micrograde runs: the submission was graded "
-                        f"without it, and only code that uses it fails (as missing-module)")
+                        f"without it, and only code that uses it fails (as missing-module)"
+                        + (f"; the course allows it: install it into micrograde's environment (pip install {module})"
+                           if module in allowed else ""))
     for failure in loaded.failures:
         if failure.get("type") == "LoadTimeout":
             where = shape.statement_at(submission, failure.get("unit_file"), failure.get("line"))

@@ -68,10 +68,11 @@ def reflected_method(target: str) -> str | None:
 
 def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submission: Submission,
                     equality_seen: str | None, lost: WorkerLost | None = None,
-                    running: Case | TrainCase | None = None) -> list[Diagnosis]:
+                    running: Case | TrainCase | None = None, allowed: tuple[str, ...] = ()) -> list[Diagnosis]:
     """The diagnoses of one target (``method`` is what the student writes for it), each pointing at
     the statement most likely at fault. ``equality_seen`` is how the class compares nodes (see
-    ``equality``); ``lost`` ended the target's child early, while it ran ``running``."""
+    ``equality``); ``lost`` ended the target's child early, while it ran ``running``; ``allowed`` are the
+    modules the course allows (one missing where micrograde runs is the course's to install)."""
     function = blame.written(submission, method)
     codes = equality.explain(equality_seen, RULES[target.kind.name](target, verdicts, function), verdicts)
     found: list[tuple[str, Verdict | None, str]] = [(refined(code, v, target.kind.name), v, "")
@@ -101,6 +102,9 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
             note = ("Beside the wrong update: the second step moved each parameter by the same multiple of both "
                     "steps' gradients as the first moved it by its own.")
             v = None
-        diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail, note),
+        module = v.error.get("module") if code == "missing-module" and v is not None and v.error else None
+        concept = feedback.allowed_but_missing(module) if module in allowed else None
+        diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail, note,
+                                                                        concept),
                                    where, feedback.counterexample(v, focus) if v is not None else None))
     return diagnoses
