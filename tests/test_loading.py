@@ -179,3 +179,20 @@ def test_a_library_that_no_graded_code_reaches_is_left_out_and_flagged(tmp_path,
     assert report["warnings"] == ["engine.py, line 1 imports torch outside the graded code: it and the lines that use "
                                   "it were left out and the rest of the file ran; no graded code uses it, so the grade "
                                   "stands, flagged for a human to look at"]
+
+
+def test_a_load_stopped_by_the_child_says_the_time_it_was_given(tmp_path):
+    """The child stops a load at 0.8 of the limit, to say where it was: the report says that time, not the limit."""
+    from grader.child.session import Loaded
+    from grader.diagnosis.submission import read_load
+    from grader.submission.source import read_submission
+
+    path = tmp_path / "engine.py"
+    path.write_text(SOLUTION + "\nwhile True:\n    pass\n")
+    line = len(SOLUTION.splitlines()) + 2
+    stopped = {"type": "LoadTimeout", "message": "loading took too long", "phase": "load", "line": line + 1,
+               "file": str(path), "unit": None, "unit_file": "engine.py"}
+    found = read_load(read_submission(path), Loaded(failures=(stopped,)), 10.0)
+    [timeout] = found.diagnoses
+    assert timeout.code == "load-timeout" and timeout.line == line
+    assert "was still running when loading was stopped, after 8 s (of the 10 s load limit" in timeout.message

@@ -213,6 +213,8 @@ class Session:
             try:
                 again = self.settle(lane, load_id)
                 said = said if isinstance(said.get("defined"), dict) and said["defined"] else again
+                if stopped_for_time(again):
+                    self.forget(lane)  # loaded beside the first: it is tried again alone, when its target is graded
             except WorkerLost:
                 self.forget(lane)
         self.loaded = loaded_from(said, self.watch.violations)
@@ -245,7 +247,11 @@ class Session:
             raise self.loaded.lost
         worker = self.workers[lane]
         if worker is None or not worker.alive:
-            self.settle(lane, self.launch(lane))
+            if stopped_for_time(self.settle(lane, self.launch(lane))):
+                self.forget(lane)
+                raise WorkerLost("timeout", f"loading the submission again, in the process that grades this target, "
+                                            f"ran past {self.exercise.config.load_time_limit:g} s, the load limit "
+                                            "(the code at its top level runs in every process that grades it)")
             worker = self.workers[lane]
         for reply in worker.call_many(requests, max(0.05, deadline - time.monotonic())):
             yield self.watch.observe(reply)
@@ -258,6 +264,12 @@ class Session:
         """End the children (a later call starts a fresh one)."""
         for lane in self.workers:
             self.forget(lane)
+
+
+def stopped_for_time(reply: dict) -> bool:
+    """Whether a child's load reply says it stopped the submission's top-level code for time."""
+    failures = reply.get("failures")
+    return isinstance(failures, list) and any(isinstance(f, dict) and f.get("type") == "LoadTimeout" for f in failures)
 
 
 def isolation(exercise: Exercise) -> dict[str, dict]:
