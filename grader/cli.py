@@ -40,19 +40,19 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--timeout", type=float, metavar="SECONDS",
                        help="seconds each target (and loading) may take (default: the config's, 10)")
     grade.add_argument("--audience", choices=("student", "staff"), default="student",
-                       help="staff reports also run and show the checks hidden from students")
+                       help="staff reports also show why a check hidden from students failed (it counts in both)")
     grade.add_argument("--feedback", type=Path, metavar="OUT.ipynb",
                        help="write the notebook back with feedback cells in it (notebooks; for a .py, use --html)")
     grade.add_argument("--html", type=Path, metavar="OUT.html",
                        help="the submission as an HTML page with the feedback in it (a notebook, or a .py file "
-                            "with the feedback at the lines it names); opens offline")
+                            "with the feedback at the lines it names); opens offline (needs micrograde[html])")
     grade.add_argument("--fail-under", type=float, metavar="N",
                        help="exit 1 only when the score is below N (default: when any point is lost)")
     grade.add_argument("--execute", action="store_true",
                        help="also run the notebook top to bottom in a kernel and report failing cells "
                             "(needs micrograde[execute])")
     template = commands.add_parser("template", help="write the files a course copies")
-    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope"),
+    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope", "prairielearn", "nbgrader"),
                           help="which platform the files are for")
     template.add_argument("directory", type=Path, help="folder to write the files into (made if missing)")
     template.add_argument("--install", metavar="SOURCE",
@@ -74,7 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the assignment's column name in the LMS gradebook CSV (default: micrograde)")
     result = commands.add_parser("result", help="exit 0 when one check of a JSON report passed")
     result.add_argument("report", type=Path, help="a report written by micrograde grade --format json")
-    result.add_argument("check", help="a check id, such as mul.reused-node")
+    result.add_argument("check", help="a check id, such as mul.reused-node (with --passed: a target, such as mul)")
+    result.add_argument("--passed", type=int, metavar="M",
+                        help="exit 0 when at least M of the target's checks passed (for platforms that count whole "
+                             "points: see docs/ci.md)")
     scaffold = commands.add_parser("scaffold", help="write the student files of the course's exercise")
     scaffold.add_argument("directory", type=Path, help="folder to write the student files into (made if missing)")
     for command in (grade, template, batch, result, scaffold):

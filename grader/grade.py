@@ -17,8 +17,8 @@ from grader.child.worker import WorkerLost
 from grader.diagnosis import feedback, rules
 from grader.diagnosis.codes import UNUSABLE
 from grader.diagnosis.diagnose import diagnose
-from grader.diagnosis.findings import CheckResult, Findings, TargetOutcome
-from grader.diagnosis.submission import problem, read_load
+from grader.diagnosis.findings import CheckResult, Diagnosis, Findings, TargetOutcome
+from grader.diagnosis.submission import read_load
 from grader.errors import InputError
 from grader.exercise import config as course_config
 from grader.exercise.cases import Check
@@ -43,7 +43,7 @@ class Options:
 
     config: Config | None = None  # None: the default exercise
     timeout: float | None = None  # seconds for loading and for each target, instead of the config's
-    audience: str = "student"  # "staff" also runs and reports the checks hidden from students
+    audience: str = "student"  # "student" reports withhold why a hidden check failed; "staff" ones show it
     # Where else a course configuration of the submission's may lie (the directory a course's CI grades
     # in), besides the submission's own: any found there is ignored, with a warning.
     around: tuple[Path, ...] = ()
@@ -191,8 +191,16 @@ def grade(path: Path, options: Options | None = None, siblings: bool = True) -> 
 
 
 def shown_checks(target: Target, options: Options) -> list[Check]:
-    """The target's checks this grade runs: all of them for staff, the released ones for students."""
-    return [c for c in target.checks if options.audience == "staff" or c.id not in target.hidden]
+    """The target's checks this grade runs: all of them, for every audience (a hidden check counts for
+    students too; what their report withholds is why it failed: ``Report.withheld``)."""
+    return list(target.checks)
+
+
+def refusal(reason: str) -> Diagnosis:
+    """The ``load-error`` of a submission refused before anything ran: running the file would not show why,
+    so its advice is what to submit."""
+    return Diagnosis("load-error", "submission",
+                     feedback.message("load-error", "submission", None, "both", reason, concept=feedback.REFUSED))
 
 
 def refused(path: Path, options: Options, reason: str) -> Report:
@@ -202,7 +210,7 @@ def refused(path: Path, options: Options, reason: str) -> Report:
     exercise = options.exercise()
     outcomes = [TargetOutcome(t, tuple(not_run(t, c, "error", f"not run: {reason}") for c in shown_checks(t, options)),
                               blocked=reason) for t in exercise.targets]
-    return build_report(str(path), exercise, options, outcomes, Findings((problem("load-error", reason),), ()))
+    return build_report(str(path), exercise, options, outcomes, Findings((refusal(reason),), ()))
 
 
 def build_report(submission: str, exercise: Exercise, options: Options, outcomes: list[TargetOutcome],
@@ -260,7 +268,7 @@ def run_target(target: Target, session: Session, exercise: Exercise, options: Op
                blocked: dict[str, str]) -> TargetOutcome:
     """Grade one target, or say why it cannot be: the part of the submission it grades did not load."""
     checks = shown_checks(target, options)
-    reason = blocked.get(target.kind.role)
+    reason = blocked.get(target.role)
     if reason is not None:
         return TargetOutcome(target, tuple(not_run(target, c, "error", f"not run: {reason}") for c in checks),
                              blocked=reason)

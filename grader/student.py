@@ -5,7 +5,9 @@ they were defined in (``Value`` in ``engine.py``, ``train_step`` in the script
 itself), graded as they are, so every line number is the student's; in
 Jupyter, the most recent cell that defines each of them, with the imports of
 every cell run so far. That code is graded exactly as ``micrograde grade``
-grades it, in a separate, sandboxed process.
+grades it, in a separate, sandboxed process, under the course's configuration:
+the ``micrograde.toml`` the course's scaffold wrote beside the student's files
+(a script's folder, else the working folder, where Jupyter runs a notebook).
 """
 
 from __future__ import annotations
@@ -123,28 +125,46 @@ def relabelled(report: Report, origins: list[tuple[int, int, str]]) -> Report:
                    diagnoses=tuple(replace(d, where=where(d)) for d in report.diagnoses))
 
 
+def course_file(files: list[Path]) -> Path | None:
+    """The course configuration beside the student's work: in the folder of a script's files, else in the
+    working folder (a notebook's, in Jupyter): a ``micrograde.toml``, or a ``pyproject.toml`` with a
+    ``[tool.micrograde]`` table."""
+    from grader.exercise.config import found_in
+
+    for directory in dict.fromkeys([*(f.parent for f in files), Path.cwd()]):
+        found = found_in(directory)
+        if found:
+            return found[0]
+    return None
+
+
 def in_ipython() -> bool:
     shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
     return shell is not None
 
 
-def check(Value=None, train_step=None, *, timeout: float = 10.0) -> Feedback:  # noqa: N803 (the student's names)
-    """Grade ``Value`` and ``train_step`` (either may be left out) and show the report."""
+def check(Value=None, train_step=None, *, timeout: float | None = None,  # noqa: N803 (the student's names)
+          config: str | Path | None = None) -> Feedback:
+    """Grade ``Value`` and ``train_step`` (either may be left out) and show the report: under the course's
+    configuration (``config``, else the one beside the work: see ``course_file``), with ``timeout``
+    seconds for each target if given (else the configuration's)."""
+    from grader.exercise.config import load
     from grader.grade import Options, grade
 
     objects = [o for o in (Value, train_step) if o is not None]
     if not objects:
         raise TypeError("check() needs your Value class, your train_step function, or both")
+    files = source_files(objects)
+    options = Options(config=load(Path(config) if config is not None else course_file(files)), timeout=timeout)
     with tempfile.TemporaryDirectory(prefix="micrograde-check-", ignore_cleanup_errors=True) as tmp:
-        files = source_files(objects)
         if files:  # a script: its files are graded as they are, so every line number is the student's
-            report = grade(copy_files(files, Path(tmp)), Options(timeout=timeout))
+            report = grade(copy_files(files, Path(tmp)), options)
             origins = []
         else:
             path = Path(tmp) / "your_work.py"
             source, origins = source_of(objects)
             path.write_text(source, encoding="utf-8")
-            report = grade(path, Options(timeout=timeout))
+            report = grade(path, options)
     feedback = Feedback(relabelled(report, origins))
     if not in_ipython():
         print(repr(feedback), end="")

@@ -26,7 +26,7 @@ from grader.report.classroom50 import render_classroom50
 from grader.report.gradescope import render_gradescope
 from grader.report.junit import render_junit
 from grader.report.markdown import render_markdown
-from grader.report.model import Report
+from grader.report.model import Report, render_json
 from grader.report.text import render_text
 
 BUGGY = SOLUTION.replace("for node in reversed(topo):", "for node in topo:").replace(
@@ -151,13 +151,16 @@ def test_result_command(buggy, tmp_path):
     assert "grad-overwrite" in failed.stdout
     missing = micrograde("result", str(report), "nope.nothing")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    # For whole-point steps: at least M of a target's checks passed (mul passed 3 of its 5).
+    assert [micrograde("result", str(report), "mul", "--passed", m).returncode for m in "345"] == [0, 1, 1]
+    assert micrograde("result", str(report), "nope", "--passed", "1").returncode == 2
 
 
 def test_github_classroom_template(tmp_path):
     result = micrograde("template", "github-classroom", str(tmp_path), "--install", "git+https://example.org/m.git")
     assert result.returncode == 0
     workflow = (tmp_path / ".github" / "workflows" / "classroom.yml").read_text()
-    assert "python -m pip install git+https://example.org/m.git" in workflow
+    assert '/micrograde-venv/bin/python" -m pip install --quiet git+https://example.org/m.git' in workflow
     grading = 'micrograde grade exercises/ --config "$course/micrograde.toml" --format json --output micrograde.json'
     assert grading in workflow
     exercise = Exercise(default())
@@ -207,6 +210,8 @@ def test_run_autograder_writes_results(gradescope_template, tmp_path):
     results = run_autograder(gradescope_template, tmp_path / "root", BUGGY)
     jsonschema.validate(results, GRADESCOPE)
     assert results["score"] == 78.0 and len(results["tests"]) == 29
+    # What the student reads names their files, never the machine's paths.
+    assert results["output"].startswith("micrograde: submission\n") and str(tmp_path) not in json.dumps(results)
 
 
 def test_trying_the_autograder_out_as_the_readme_says(gradescope_template, tmp_path):
@@ -220,7 +225,8 @@ def test_trying_the_autograder_out_as_the_readme_says(gradescope_template, tmp_p
 
 def test_run_autograder_with_nothing_gradable(gradescope_template, tmp_path):
     results = run_autograder(gradescope_template, tmp_path / "root", "hello", name="notes.txt")
-    assert results["score"] == 0.0 and "no .py or .ipynb" in results["output"]
+    assert results["score"] == 0.0 and "submission: no .py or .ipynb" in results["output"]
+    assert str(tmp_path) not in json.dumps(results) and "python yourfile.py" not in json.dumps(results)
 
 
 ODD = "\x00 \x1b[2J \ud800 <script>alert(1)</script> __add__ *x*"
@@ -280,19 +286,26 @@ def hidden_report() -> Report:
 
 
 def test_hidden_checks_in_every_format():
+    """A hidden check counts in every report, the student's too (one score on every route); a student's
+    report says only that it failed, never why (no message, diagnosis or counterexample)."""
     staff = hidden_report()
     student = dataclasses.replace(staff, audience="student")
-    tests = json.loads(render_gradescope(staff))["tests"]
-    jsonschema.validate(json.loads(render_gradescope(staff)), GRADESCOPE)
-    assert [t["visibility"] for t in tests] == ["visible", "visible", "after_published"]
-    assert "wrong-order" not in json.loads(render_gradescope(staff))["output"]  # the student's view
+    gradescope = json.loads(render_gradescope(staff))
+    jsonschema.validate(gradescope, GRADESCOPE)
+    assert [t["visibility"] for t in gradescope["tests"]] == ["visible", "visible", "after_published"]
+    assert gradescope["score"] == 20.0 and sum(t["max_score"] for t in gradescope["tests"]) == 25.0
+    # What students see at once on Gradescope is the released checks alone: nothing of the hidden one.
+    assert "wrong-order" not in gradescope["output"] and "generated" not in gradescope["output"]
     for text in (render_text(student), render_markdown(student), render_junit(student),
-                 render_classroom50(student, {})):
-        assert "generated" not in text and "wrong-order" not in text
+                 render_classroom50(student, {}), render_json(student)):
+        assert "wrong-order" not in text and "wrong" not in text.replace("wrong-order", ""), text
+    assert "backward.generated: hidden until the course releases it" in render_text(student)
     assert "backward.generated" in render_junit(staff) and "wrong-order" in render_text(staff)
     result = json.loads(render_classroom50(student, {}))
-    assert (result["score"], result["max-score"]) == (20, 20)
-    assert student.target_scores() == {"add": (10.0, 10.0), "backward": (10.0, 10.0)}
+    assert (result["score"], result["max-score"]) == (20, 25)
+    assert [t["passed"] for t in result["tests"]] == [True, True, False]
+    assert student.target_scores() == staff.target_scores() == {"add": (10.0, 10.0), "backward": (10.0, 15.0)}
+    assert student.score == staff.score == 20.0 and student.max_score == staff.max_score == 25.0
 
 
 def test_targets_come_from_the_checks():

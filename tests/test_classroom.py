@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import jsonschema
@@ -45,14 +46,22 @@ def micrograde_score(repo: Path) -> float:
 
 # --- GitHub Classroom --------------------------------------------------------------------------------
 
-def command_grader(inputs: dict, workspace: Path) -> tuple[bool, str]:
-    """classroom-resources/autograding-command-grader: run ``command`` with its small environment;
-    the ``result`` output is base64 of ``{version, status, max_score, tests: [{name, status, score...}]}``."""
-    env = {"PATH": f"{BIN}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/tmp"), "FORCE_COLOR": "true"}
+def parse_int(text: str) -> int | None:
+    """JavaScript's ``parseInt(text)``: the leading whole number after blanks (``"1.25"`` is 1), NaN (None)
+    when there is none."""
+    found = re.match(r"\s*([+-]?\d+)", text)
+    return int(found.group(1)) if found else None
+
+
+def command_grader(inputs: dict, workspace: Path, path: str) -> tuple[bool, str]:
+    """classroom-resources/autograding-command-grader (src/main.js): run ``command`` with its small
+    environment (``PATH``, ``HOME``...), ``parseInt(max-score || 0)`` points if it exits 0, else 0; the
+    ``result`` output is base64 of ``{version, status, max_score, tests: [{name, status, score...}]}``."""
+    env = {"PATH": path, "HOME": os.environ.get("HOME", "/tmp"), "FORCE_COLOR": "true"}
     done = subprocess.run(inputs["command"], shell=True, cwd=workspace, env=env, capture_output=True, text=True,
                           timeout=float(inputs["timeout"]) * 60)
     status = "pass" if done.returncode == 0 else "fail"
-    max_score = float(inputs.get("max-score", 0))
+    max_score = parse_int(str(inputs.get("max-score") or 0))
     result = {"version": 1, "status": status, "max_score": max_score,
               "tests": [{"name": inputs["test-name"], "status": status, "score": max_score if status == "pass" else 0,
                          "message": done.stdout, "test_code": inputs["command"], "filename": "", "line_no": 0,
@@ -80,11 +89,20 @@ def expand(value: str, outputs: dict[str, dict[str, str]]) -> str:
                   lambda m: outputs.get(m.group(1), {}).get(m.group(2), ""), value)
 
 
-def run_workflow(workflow: dict, workspace: Path, install: str) -> tuple[float, float]:
-    """The job's steps in order: a step runs if every step before it succeeded, or if it says ``always()``."""
+def run_workflow(workflow: dict, workspace: Path, install: str, runner: Path | None = None,
+                 really_install: bool = False) -> tuple[float, float]:
+    """The job's steps in order: a step runs if every step before it succeeded, or if it says ``always()``.
+    ``runner`` holds the runner's temporary folder (``RUNNER_TEMP``), ``GITHUB_PATH`` and the job's own
+    ``TMPDIR``. The install step is run as written with ``really_install`` (offline, from
+    ``PIP_FIND_LINKS``); else micrograde is taken from this venv."""
     assert workflow["name"] == "Autograding Tests"
     assert list(workflow["jobs"]) == ["run-autograding-tests"]
-    failed, outputs = False, {}
+    runner = runner or Path(tempfile.mkdtemp(prefix="runner-"))
+    for folder in ("temp", "tmp"):
+        (runner / folder).mkdir(exist_ok=True)
+    github_path = runner / "github_path"
+    github_path.touch()
+    failed, outputs, path = False, {}, os.environ["PATH"] if really_install else f"{BIN}:{os.environ['PATH']}"
     for step in workflow["jobs"]["run-autograding-tests"]["steps"]:
         condition = step.get("if", "success()")
         assert condition in ("success()", "always()"), condition
@@ -92,15 +110,20 @@ def run_workflow(workflow: dict, workspace: Path, install: str) -> tuple[float, 
             continue
         uses = step.get("uses", "")
         if "run" in step:
-            if step["run"].startswith("python -m pip install"):
-                # micrograde is installed here already; the step installs what the course chose
-                assert step["run"] == f"python -m pip install {install}"
-                continue
-            env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
-            ok = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=workspace, env=env,
-                                capture_output=True).returncode == 0
+            if step.get("name") == "Install micrograde":
+                assert f"pip install --quiet {install}\n" in step["run"], step["run"]
+                if not really_install:
+                    continue
+            env = {**os.environ, "PATH": path, "RUNNER_TEMP": str(runner / "temp"), "GITHUB_PATH": str(github_path),
+                   "TMPDIR": str(runner / "tmp")}
+            done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=workspace, env=env, capture_output=True,
+                                  text=True)
+            assert done.returncode == 0 or step.get("name") != "Install micrograde", done.stderr
+            ok = done.returncode == 0
+            # Actions puts what a step added to GITHUB_PATH first on the PATH of the steps after it.
+            path = ":".join([*reversed(github_path.read_text().split()), path])
         elif uses.startswith("classroom-resources/autograding-command-grader@"):
-            ok, result = command_grader(step["with"], workspace)
+            ok, result = command_grader(step["with"], workspace, path)
             outputs[step["id"]] = {"result": result}
         elif uses.startswith("classroom-resources/autograding-grading-reporter@"):
             env = {name: expand(value, outputs) for name, value in step["env"].items()}

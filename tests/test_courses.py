@@ -207,18 +207,23 @@ def test_exp_and_truediv_course_catches_a_bug_in_each(tmp_path):
     assert report["targets"]["add"]["score"] == 10 and report["max_score"] == 100
 
 
-def test_hidden_checks_are_for_staff_only(tmp_path):
+def test_hidden_checks_count_for_everyone_and_only_staff_see_why(tmp_path):
+    """A bug only hidden checks catch costs the same points in the student's report as in the staff's; the
+    student's says which hidden checks failed, never why (no message, diagnosis or counterexample)."""
     config = write_config(tmp_path, {"mul": {"points": 50, "hidden": ["generated", "reused-node"]},
                                      "backward": {"points": 50}})
     path = tmp_path / "engine.py"
     path.write_text(SOLUTION.replace("self.grad += other.data * out.grad", "self.grad = other.data * out.grad"))
-    _, student = grade_json(path, "--config", str(config))
+    status, student = grade_json(path, "--config", str(config))
     _, staff = grade_json(path, "--config", str(config), "--audience", "staff")
-    shown = {c["id"] for c in student["checks"]}
-    assert "mul.generated" not in shown and "mul.reused-node" not in shown and "mul.forward" in shown
-    assert "reused-node" not in json.dumps(student)
-    hidden = {c["id"] for c in staff["checks"] if c.get("hidden")}
-    assert hidden == {"mul.generated", "mul.reused-node"}
+    assert status == 1 and (student["score"], student["max_score"]) == (staff["score"], staff["max_score"]) == (80, 100)
+    assert student["targets"] == staff["targets"]
+    hidden = {c["id"]: c for c in student["checks"] if c.get("hidden")}
+    assert set(hidden) == {c["id"] for c in staff["checks"] if c.get("hidden")} == {"mul.generated",
+                                                                                     "mul.reused-node"}
+    assert {c["status"] for c in hidden.values()} == {"failed"}
+    assert all(c["counterexample"] is None and "hidden until" in c["message"] for c in hidden.values())
+    assert student["diagnoses"] == [] and "grad-overwrite" not in json.dumps(student)
     assert codes(staff, "mul") == ["grad-overwrite"]
     assert student["audience"] == "student" and staff["audience"] == "staff"
 
@@ -281,7 +286,8 @@ def test_scaffold_round_trip(tmp_path):
     out = tmp_path / "student"
     result = micrograde("scaffold", str(out), "--config", str(config))
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["engine.py", "micrograd.ipynb", "train.py"]
+    assert sorted(p.name for p in out.iterdir()) == ["engine.py", "micrograd.ipynb", "micrograde.toml", "train.py"]
+    assert course_config.load(out / "micrograde.toml").sha256 == course_config.load(config).sha256
     notebook = nbformat.read(out / "micrograd.ipynb", as_version=4)
     nbformat.validate(notebook)
     assert "check(Scalar, fit_step)" in notebook.cells[-1].source
@@ -355,3 +361,28 @@ def test_a_course_repository_is_graded_by_its_own_configuration(tmp_path):
     result = micrograde("grade", "engine.py", "--format", "json", cwd=tmp_path)
     report = json.loads(result.stdout)
     assert result.returncode == 0 and "relu" in report["targets"] and report["config"]["source"] == "micrograde.toml"
+
+
+def test_every_counterexample_is_written_with_the_courses_own_ops():
+    """A course without tanh is never shown ``(a / b).tanh()``: every hand-picked case of every target of the
+    docs' course uses only ops its value class has (those it grades and those its scaffold gives), and every
+    check keeps cases; the classic exercise's cases are untouched."""
+    from grader.exercise.ops import available
+
+    example = re.findall(r"```toml\n(.*?)```", section("docs/staff.md", "## The course configuration"), re.S)[0]
+    import tomllib
+
+    exercise = Exercise(course_config.parse(tomllib.loads(example), "docs"))
+    have = available(t.name for t in exercise.op_targets)
+    assert "tanh" not in have and {"add", "mul", "pow", "relu", "truediv", "neg"} <= have
+    for target in exercise.targets:
+        for check in target.checks:
+            assert check.generated or check.cases, check.id
+            for case in check.cases:
+                kinds = {node[0] for expr in getattr(case, "exprs", ()) for node in expr} - {"leaf", "const"}
+                assert kinds <= have, (check.id, case.label)
+    local = next(c for c in exercise.target("truediv").checks if c.id == "truediv.local-grad")
+    assert "(a / b).tanh()" not in [c.label for c in local.cases] and "(-(a / b))" in [c.label for c in local.cases]
+    classic = Exercise(course_config.default())
+    assert all(check.cases == tuple(checks_for(t.name)[k].cases) for t in classic.targets
+               for k, check in enumerate(t.checks))

@@ -8,13 +8,13 @@ import tomllib
 
 import golden
 import pytest
-from helpers import CORPUS
+from helpers import CORPUS, ROOT
 
 from grader.child.inside.protocol import HANDLERS
 from grader.diagnosis.codes import CODES
 from grader.diagnosis.target import RULES
 from grader.exercise import ops
-from grader.exercise.config import GIVEN_TARGETS
+from grader.exercise.config import GIVEN_TARGETS, default, load
 from grader.exercise.kinds import KINDS, LANES, ROLES, kind_of
 from grader.judging.kinds import PREPARE
 
@@ -24,7 +24,12 @@ def test_every_kind_has_its_behaviour_in_every_layer(name):
     kind = KINDS[name]
     assert name in PREPARE and name in RULES
     assert kind.request in HANDLERS, "the child answers its cases"
-    assert kind.role in ROLES and kind.lane in LANES
+    assert kind.lane in LANES
+    if kind.role is None:  # the part a target grades is named by one of its options
+        option, what = kind.part
+        assert option in {o.key for o in kind.options if o.required} and what in ("class", "function", "value")
+    else:
+        assert kind.role in ROLES
     assert kind.codes <= set(CODES), sorted(kind.codes - set(CODES))
     assert kind.focus in ("both", "grad")
 
@@ -41,7 +46,10 @@ def test_every_code_given_to_a_target_is_one_its_kind_declares():
     mutants = tomllib.loads((CORPUS / "mutants.toml").read_text())["mutant"]
     given = {(target, code) for m in mutants for target, codes in m["expect"].items() for code in codes}
     given |= {(d["target"], d["code"]) for report in golden.kept().values() for d in report["diagnoses"]}
+    courses = [default(), *(load(path) for path in sorted((ROOT / "tests" / "courses").glob("*.toml")))]
+    kinds = {target.name: KINDS[target.kind] for config in courses for target in config.targets}
+    kinds |= {name: kind_of(name) for name, _ in given if name not in kinds and name != "submission"}
     undeclared = sorted((target, code) for target, code in given
-                        if target != "submission" and code not in kind_of(target).codes)
+                        if target != "submission" and code not in kinds[target].codes)
     assert undeclared == [], json.dumps(undeclared)
     assert len(given) > 40

@@ -112,20 +112,48 @@ def test_nothing_of_the_students_tree_loads_into_pytest(mode, tmp_path, ini):
     assert "mul::reused-node" in failed and len(outcomes(root)) == 29  # the real grade, only the checks
 
 
-@pytest.mark.parametrize("command", [
-    [PYTEST, "-c", "/dev/null"],  # conftest.py would load
-    [PYTEST, "--noconftest"],  # the tree's ini file is read
-    [sys.executable, "-m", "pytest", "--noconftest", "-c", "/dev/null"],  # the tree is on sys.path
-    [PYTEST, "--noconftest", "-c", "/dev/null", "-p", "evil"],  # a plugin of the tree (on PYTHONPATH)
-])
-def test_an_invocation_that_would_load_the_tree_is_refused(tmp_path, command, monkeypatch):
+@pytest.mark.parametrize(("command", "named"), [
+    ([PYTEST, "-c", "/dev/null"], "pytest would import {tree}/conftest.py from the graded tree; pass --noconftest"),
+    ([PYTEST, "--noconftest"], "{tree}/pytest.ini in the graded tree sets addopts"),
+    ([sys.executable, "-m", "pytest", "--noconftest", "-c", "/dev/null"],
+     "{tree}/hypothesis.py would be imported instead of the installed one"),
+    ([PYTEST, "--noconftest", "-c", "/dev/null", "-p", "evil"], "module 'evil' was loaded from the graded tree"),
+], ids=["conftest", "ini-addopts", "python-m-shadowing", "plugin-of-the-tree"])
+def test_an_invocation_that_would_load_the_tree_is_refused_and_names_it(tmp_path, command, named, monkeypatch):
     tree = hostile_tree(tmp_path, "pytest.ini")
-    (tree / "pytest.ini").write_text("[pytest]\npython_files = *.py\n")  # an ini file that loads no plugin
+    (tree / "pytest.ini").write_text("[pytest]\naddopts = --micrograde-timeout 1000\n")  # changes the grading
+    (tree / "hypothesis.py").write_text(HOSTILE.format(mark=str(tmp_path / "hypothesis.ran")))
     if "evil" in command:
         monkeypatch.setenv("PYTHONPATH", str(tree))
     result = subprocess.run([*command, "-p", "no:cacheprovider", "--micrograde", "engine.py"], cwd=tree,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 4, result.stdout + result.stderr
-    assert [line for line in result.stderr.splitlines() if line.startswith("ERROR: micrograde: refusing")]
+    refusals = [line for line in result.stderr.splitlines() if line.startswith("ERROR: micrograde: refusing")]
+    assert len(refusals) == 1 and named.format(tree=tree) in refusals[0], result.stderr
     assert "passed" not in result.stdout.lower()
     assert not (tmp_path / "conftest.ran").exists()  # refused before any conftest.py loads
+
+
+def test_pytest_as_people_type_it_grades_where_nothing_would_load(tmp_path):
+    """``pytest --micrograde exercises/`` in a course checkout with no conftest.py, no ini file that loads
+    anything, nothing importable, and the README's own ``.venv`` inside the working folder, run from it."""
+    checkout = tmp_path / "course"
+    (checkout / "exercises").mkdir(parents=True)
+    (checkout / "exercises" / "engine.py").write_text(BUGGY)
+    (checkout / "pytest.ini").write_text("[pytest]\nmarkers = slow\n")  # an ini file that loads nothing
+    (checkout / "README.md").write_text("# micrograd\n")
+    venv = checkout / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    # micrograde and pytest installed in it: this venv's packages, through a .pth file of its own.
+    inner = next(venv.glob("lib/python3*/site-packages"))
+    (inner / "course.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in sys.path
+                                              if p.endswith("site-packages")))
+    # The venv's own pytest command, as `pip install` writes it (its folder first on sys.path).
+    script = Path(PYTEST).read_text().split("\n", 1)[1]
+    (venv / "bin" / "pytest").write_text(f"#!{venv / 'bin' / 'python'}\n{script}")
+    (venv / "bin" / "pytest").chmod(0o755)
+    for command in ([str(venv / "bin" / "pytest")], [str(venv / "bin" / "python"), "-m", "pytest"]):
+        result = subprocess.run([*command, "-p", "no:cacheprovider", "--micrograde", "exercises/"], cwd=checkout,
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "6 failed, 23 passed" in result.stdout and "FAILED mul::reused-node" in result.stdout

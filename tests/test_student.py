@@ -62,3 +62,38 @@ def test_the_self_check_is_left_out_without_moving_a_line(tmp_path):
     lines = source.replace("\r\n", "\n").split("\n")
     assert found.code == "grad-overwrite"
     assert lines[found.line - 1].strip() == "self.grad = other.data * out.grad"
+
+
+def test_check_in_a_real_kernel_grades_the_course_its_scaffold_wrote(tmp_path):
+    """The docs' course (relu and division, no tanh, a hidden check), scaffolded by the docs' command; its
+    notebook with the stubs written, run top to bottom in a real kernel from its folder: the check() cell
+    grades that course (no tanh asked for), with full marks for a right solution, the hidden check counted."""
+    import json
+    import re
+
+    import nbclient
+    import nbformat
+    from opmutants import engine
+    from recipes import run_recipe, section
+
+    example = re.findall(r"```toml\n(.*?)```", section("docs/staff.md", "## The course configuration"), re.S)[0]
+    (tmp_path / "micrograde.toml").write_text(example, encoding="utf-8")
+    assert run_recipe("docs/staff.md", "## The course configuration", tmp_path).returncode == 0
+    folder = tmp_path / "student-files"
+    assert (folder / "micrograde.toml").is_file()
+    book = nbformat.read(folder / "micrograd.ipynb", as_version=4)
+    solution = engine()
+    value, train = solution.split("\n\ndef train_step")
+    for cell in book.cells:
+        if cell.cell_type == "code" and cell.source.startswith("class Value"):
+            cell.source = value.split("\n\n\n", 1)[1]
+        elif cell.cell_type == "code" and cell.source.startswith("def train_step"):
+            cell.source = "def train_step" + train
+    nbclient.NotebookClient(book, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(folder)}}).execute()
+    shown = book.cells[-1].outputs[-1]["data"]["text/markdown"]
+    assert shown.startswith("## micrograde: 100 / 100"), shown
+    assert "tanh" not in shown and "relu" in shown and "__truediv__" in shown
+    report = json.loads(subprocess.run([sys.executable, "-m", "grader", "grade", "engine.py", "--format", "json"],
+                                       cwd=folder, capture_output=True, text=True, timeout=300).stdout)
+    assert list(report["targets"]) == ["add", "mul", "pow", "relu", "truediv", "backward", "train_step"]

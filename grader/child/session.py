@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
-from grader.exercise.kinds import LANES, PLAIN, ROLES, Lane
+from grader.exercise.kinds import LANES, PLAIN, Lane
 from grader.exercise.names import CHILDREN_NAMES
-from grader.exercise.ops import OPS
+from grader.exercise.ops import OPS, reflection
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
 
@@ -112,7 +112,7 @@ class Session:
     def load_request(self) -> dict:
         modules = []
         unique = []
-        for role in ROLES:
+        for role in self.submission.names:
             source = self.submission.providers.get(role)
             if source is None or source.read_error:
                 continue
@@ -280,9 +280,9 @@ def isolation(exercise: Exercise) -> dict[str, dict]:
     table = {}
     for name in graded:
         table[OPS[name].method] = {"target": name, "label": OPS[name].label}
-        for reflected in OPS.values():
-            if reflected.number_first and reflected.uses == (name,) and reflected.name not in graded:
-                table[reflected.method] = {"target": name, "label": reflected.label}
+        reflected = reflection(name)
+        if reflected is not None and reflected not in graded:
+            table[OPS[reflected].method] = {"target": name, "label": OPS[reflected].label}
     return table
 
 

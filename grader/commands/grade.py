@@ -46,6 +46,15 @@ def run(args: argparse.Namespace) -> int:
             raise
         # A platform that shows the student the report (Gradescope, Classroom 50) must show why.
         print(f"micrograde: {exc}", file=sys.stderr)
+        if args.format == "prairielearn":  # which has its own word for it: not gradable, no attempt taken
+            from grader.report.prairielearn import not_gradable
+
+            text = not_gradable(str(exc))
+            if args.output is None:
+                sys.stdout.write(text)
+            else:
+                write(args.output, text)
+            return EXIT_LOST_POINTS
         return finish(refused(args.path, options, str(exc)), args, 0.0)
     hand_back(args, report, submission, notebook)
     if os.environ.get("GITHUB_ACTIONS") == "true":
@@ -70,6 +79,11 @@ def page_source(args: argparse.Namespace, submission: Submission) -> SourceFile 
             else ""))
     if args.html and notebook is None and not any(s.kind == "py" for s in submission.providers.values()):
         raise UsageError("--html needs a notebook or a .py file that defines what is graded")
+    if args.html:
+        from grader.report.extras import html_needs
+
+        if (reason := html_needs()) is not None:
+            raise UsageError(reason)
     if args.execute:
         from grader.staff.execute import available
 

@@ -1,5 +1,6 @@
 """``micrograde result``: the verdict of one check of a JSON report, for CI systems that give points per
-command (GitHub Classroom's autograding steps)."""
+command (GitHub Classroom's autograding steps); with ``--passed M``, whether at least M of a target's checks
+passed (the steps of a target whose checks are not worth whole points: ``grader.report.whole``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ def run(args: argparse.Namespace) -> int:
         report = report_from_json(json.loads(args.report.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         raise UsageError(f"{args.report}: not a micrograde JSON report") from None
+    if args.passed is not None:
+        of_target = [c.status == "passed" for c in report.checks if c.target == args.check]
+        if not of_target:
+            raise UsageError(f"{args.report}: no target {args.check}")
+        passed = 0 if report.forbidden else sum(of_target)
+        print(f"{args.check}: {passed} of {len(of_target)} checks passed (this step needs {args.passed})")
+        return EXIT_OK if passed >= args.passed else EXIT_LOST_POINTS
     check = next((c for c in report.checks if c.id == args.check), None)
     if check is None:
         raise UsageError(f"{args.report}: no check {args.check}")

@@ -19,6 +19,12 @@ def run(args: argparse.Namespace) -> int:
         written = templates.github_classroom(args.directory, args.install, args.submission, exercise, pinned)
     elif args.kind == "classroom50":
         written = templates.classroom50(args.directory, args.install, args.submission, pinned)
+    elif args.kind == "prairielearn":
+        written = templates.prairielearn(args.directory, exercise, pinned)
+    elif args.kind == "nbgrader":
+        from grader.staff.nbgrader import write_notebook
+
+        written = write_notebook(exercise, args.directory)
     else:
         written = templates.gradescope(args.directory, pinned)
     for path in written:

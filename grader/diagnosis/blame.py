@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from grader.diagnosis import traversal
+from grader.diagnosis.gradients import gradient_statement
 from grader.diagnosis.syntax import (
     Function,
     attribute_target,
@@ -436,6 +437,8 @@ def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | Non
             node = backward_statement(code, function.node, verdict)
         elif kind == "train":
             node = train_statement(code, function.node, verdict)
+        elif kind == "gradient":
+            node = gradient_statement(code, function.node, verdict)
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
         # Student code comes in every shape, and the verdicts from a child that is not
         # trusted: when they do not fit the reading above, the ``def`` is still true.

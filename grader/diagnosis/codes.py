@@ -162,6 +162,19 @@ CODES: dict[str, Code] = {code.name: code for code in (
                  'update, which follows it, is not blamed too)',
          what='train_step returns the wrong loss: it should be the loss before the update, as a number.',
          concept='Keep the loss of the forward pass and return its .data, computed before any parameter changes.'),
+    Code('wrong-derivative', 'a gradient',
+         meaning="the gradient the learner derived is not the course's function's: the message names the partial "
+                 'derivatives that are wrong at the smallest point',
+         what="{method} does not return the gradient of the course's function: some partial derivatives are wrong.",
+         concept='Differentiate term by term: each partial derivative treats the other inputs as constants, and '
+                 'every term that holds the input contributes (product and chain rules).'),
+    Code('pasted-constants', 'a gradient',
+         meaning="the function returns the same numbers at every point, where the course's function's gradient "
+                 'changes: numbers pasted from the expected output, not a gradient',
+         what='{method} returns the same numbers wherever it is asked, but the gradient changes from point to '
+              'point: the numbers are constants, not a function of the inputs.',
+         concept='A gradient is a function of the point: compute each partial derivative from the inputs, as a '
+                 'formula of them.'),
     Code('load-error', 'submission',
          meaning='the submission cannot be read or run (syntax error, with the Python version it needs when that '
                  'is the cause; exception at import)',

@@ -45,7 +45,7 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
                               {"data": verdict.actual_data}, "reference", drawing)
     return Counterexample(expression, case.values, dict(verdict.expected), dict(verdict.actual),
-                          verdict.oracle, drawing)
+                          verdict.oracle, drawing, verdict.reference)
 
 
 def explain_case(example: Counterexample | None) -> str:
@@ -57,9 +57,9 @@ def explain_case(example: Counterexample | None) -> str:
     key = wrong[0] if wrong else next(iter(example.expected), None)
     if key is None:
         return f"Smallest failing case: {example.expression}."
-    label = "the value" if key == "data" else (key if " " in key else f"{key}.grad")
-    oracle = {"both": "the reference engine and finite differences",
-              "reference": "the reference engine",
+    label = "the value" if key == "data" else (key if " " in key or "/" in key else f"{key}.grad")
+    oracle = {"both": f"{example.reference} and finite differences",
+              "reference": example.reference,
               "finite-difference": "finite differences of your forward pass"}[example.oracle]
     given = f" with {inputs}" if inputs else ""
     return (f"Smallest failing case: {example.expression}{given}: expected {label} = "
@@ -81,7 +81,8 @@ def without_out_grad(verdict: Verdict, target: str) -> bool:
     if verdict.graph is None or target not in OPS:
         return False
     expr, expected, actual = verdict.graph
-    values = [data for data, _ in expected]
+    # A plain number's data is None in the graph (it is no node): its value is the number itself.
+    values = [node[1] if node[0] == "const" else data for node, (data, _) in zip(expr, expected)]
     grads = [0.0] * len(expr)
     grads[-1] = 1.0
     for i in range(len(expr) - 1, -1, -1):
@@ -135,12 +136,34 @@ def recursion_hint(verdict: Verdict) -> str:
             "explicit stack instead of recursive calls.")
 
 
+# Where running the file would not show what went wrong, "try `python yourfile.py`" is wrong advice: a file the
+# grader refused before running anything, code the sandbox stopped, a loading process that was lost.
+REFUSED = "Submit what the exercise asks for: a .py file or a notebook, within the size limits, that defines it."
+SANDBOXED = ("The file runs in the grader's sandbox each time it is loaded, where code may not start processes "
+             "or threads, nor reach files outside its folder: keep such code under if __name__ == \"__main__\": "
+             "(or, in a notebook, in a cell tagged skip-grading).")
+LOST = ("Loading the file ended the process that grades it: look for top-level code that uses a great deal of "
+        "memory, or ends the process, and keep it under if __name__ == \"__main__\":.")
+SANDBOX_REFUSALS = ("is not allowed while grading", "are off limits", "may only write in its working directory")
+
+
+def load_concept(detail: str) -> str | None:
+    """The concept of a ``load-error`` whose ``detail`` running the file would not reproduce (``None``: the
+    usual one, run the file)."""
+    if any(refusal in detail for refusal in SANDBOX_REFUSALS):
+        return SANDBOXED
+    if detail.startswith("while loading, "):
+        return LOST
+    return None
+
+
 def message(code: str, target: str, evidence: Verdict | None, focus: str, detail: str = "", note: str = "",
-            concept: str | None = None) -> str:
+            concept: str | None = None, method: str | None = None) -> str:
     """What the student reads for ``code``: what is wrong (and ``note``, what the code shows of it), the
-    smallest case, a hint where the evidence has one, and the concept (the code's own, unless ``concept``
-    says what fits better)."""
-    method = method_name(target)
+    smallest case, a hint where the evidence has one, and the concept (``concept``, where the code's own
+    does not fit). ``method`` is what the student wrote for ``target``, where the course names it (by
+    default the exercise's name for it)."""
+    method = method or method_name(target)
     error = describe_error(evidence.error) if evidence is not None and evidence.error else detail
     if not detail and evidence is not None and evidence.error:
         detail = str(evidence.error.get("message", ""))
@@ -156,4 +179,6 @@ def message(code: str, target: str, evidence: Verdict | None, focus: str, detail
         if code == "wrong-local-grad" and without_out_grad(evidence, target):
             hint = (f"Every gradient {method} passed is its bare local derivative: you forgot `out.grad` "
                     "(multiply the local derivative by it).")
-    return " ".join(part for part in (what, note, case, hint, entry.concept if concept is None else concept) if part)
+    if concept is None and code == "load-error":
+        concept = load_concept(detail or error)
+    return " ".join(part for part in (what, note, case, hint, concept or entry.concept) if part)

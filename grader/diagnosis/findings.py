@@ -50,6 +50,7 @@ class Counterexample:
     actual: dict[str, object]
     oracle: str  # "reference", "finite-difference" or "both"
     drawing: tuple | None = None  # (expression, expected, actual (data, grad) of every node): its graph
+    reference: str = "the reference engine"  # what ``expected`` came from, as a message names it
 
 
 @dataclass(frozen=True)

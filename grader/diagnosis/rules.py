@@ -10,10 +10,15 @@ that shows it.
 
 from __future__ import annotations
 
+import re
+
 from grader.diagnosis.codes import UNUSABLE
 from grader.diagnosis.training import TrainShape
 from grader.exercise.expr import features, operands
+from grader.exercise.ops import OPS
 from grader.judging.judge import Verdict
+
+PLAIN_NUMBER_USED = re.compile(r"'(float|int)' object has no attribute ")
 
 
 def smallest(verdicts: list[Verdict]) -> Verdict:
@@ -21,7 +26,7 @@ def smallest(verdicts: list[Verdict]) -> Verdict:
     return min(verdicts, key=lambda v: v.case.rank)
 
 
-def _errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]:
+def unusable_and_errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], list[Verdict]]:
     """The one code that makes every other one moot (the method is missing, no node can be
     made of the class), if any; and every verdict that ended in an error."""
     errors = [v for v in verdicts if v.error is not None]
@@ -43,7 +48,7 @@ def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = No
     ``overwrites`` is whether it visibly assigns an operand's gradient with ``=``
     (``False``: every update visibly adds to it): gradients wrong only where a node is
     used twice are then a wrong term that happens to be right once, not an overwrite."""
-    unusable, errors = _errors(verdicts)
+    unusable, errors = unusable_and_errors(verdicts)
     if unusable:
         return unusable
     special = [v for v in verdicts if v.check is not None and v.check.code and not v.passed(v.check.focus)]
@@ -66,6 +71,13 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     def constant(v: Verdict) -> bool:
         return features(v.case.expr, target).constant
 
+    def number_as_node(v: Verdict) -> bool:
+        """A reflected op (``2 + a``: its other operand is always a plain number) that failed by using that
+        number as a node: the error says a plain number has no attribute (``'float' ... no attribute 'data'``)."""
+        error = v.error or {}
+        return (target in OPS and OPS[target].number_first and error.get("type") == "AttributeError"
+                and PLAIN_NUMBER_USED.match(str(error.get("message", ""))) is not None)
+
     def own_first(found: list[Verdict]) -> Verdict:
         """The smallest case with the plain number second (``a + 2``, the op's own method), if any:
         only when every such case is right does the reflected method (``2 + a``) take the blame."""
@@ -73,7 +85,7 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
                                            for node in v.case.expr)]
         return smallest(own or found)
 
-    plain_errors = [v for v in errors if not constant(v)]
+    plain_errors = [v for v in errors if not constant(v) and not number_as_node(v)]
     if plain_errors:
         codes["crash"] = smallest(plain_errors)
     elif errors:
@@ -127,7 +139,7 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
 
 def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """Codes for ``backward`` from the order the nodes ran in and the gradients that resulted."""
-    unusable, errors = _errors(verdicts)
+    unusable, errors = unusable_and_errors(verdicts)
     if unusable:
         return unusable
     codes: dict[str, Verdict] = {}
@@ -165,7 +177,7 @@ def frozen(shape: TrainShape | None) -> str:
 def diagnose_train(verdicts: list[Verdict], shape: TrainShape | None = None) -> dict[str, Verdict]:
     """Codes for ``train_step`` from which steps came out right (and, when nothing moved,
     from what the function visibly does: see ``frozen``)."""
-    unusable, errors = _errors(verdicts)
+    unusable, errors = unusable_and_errors(verdicts)
     if unusable:
         return unusable
     codes: dict[str, Verdict] = {}

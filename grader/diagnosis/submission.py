@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from grader.child.session import Loaded, load_stop
 from grader.diagnosis import feedback
 from grader.diagnosis.findings import Diagnosis
-from grader.exercise.kinds import ROLES, Role
+from grader.exercise.kinds import Role
 from grader.submission import broken, shape
 from grader.submission.notebook import SKIP_TAG, first_line
 from grader.submission.source import Location, Submission
@@ -80,7 +80,7 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float,
         else:
             diagnoses.append(problem("load-error", f"while loading, {loaded.lost.detail}"))
         return LoadFindings(tuple(diagnoses), tuple(warnings),
-                            dict.fromkeys(ROLES, "the submission did not load"))
+                            dict.fromkeys(submission.names, "the submission did not load"))
     for module in loaded.missing_modules:
         warnings.append(f"{module[:80]} is not installed where micrograde runs: the submission was graded "
                         f"without it, and only code that uses it fails (as missing-module)"
@@ -92,10 +92,10 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float,
             diagnoses.append(load_timeout(where or shape.top_level_work(submission), load_stop(load_time_limit),
                                           load_time_limit))
             return LoadFindings(tuple(diagnoses), tuple(warnings),
-                                dict.fromkeys(ROLES, "the submission did not load in time"))
+                                dict.fromkeys(submission.names, "the submission did not load in time"))
         if failure.get("exit") is True:
             warnings.append(exit_warning(failure))
-            for role in ROLES:
+            for role in submission.names:
                 if not loaded.defined.get(role.key):
                     blocked.setdefault(role, "the submission called sys.exit() before defining it")
             continue
@@ -106,7 +106,7 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float,
         if not refused_import(failure, loaded.violations):  # forbidden-import says it, with advice that fits
             where = Location(file, line if isinstance(line, int) else None) if isinstance(file, str) else None
             diagnoses.append(problem("load-error", feedback.describe_error(failure), where))
-        for role in ROLES:
+        for role in submission.names:
             if not loaded.defined.get(role.key):
                 blocked.setdefault(role, "the submission stopped with an error before defining it")
     return LoadFindings(tuple(diagnoses), tuple(warnings), blocked)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.diagnosis import blame, equality, feedback, rules, training
+from grader.diagnosis import blame, equality, feedback, gradients, rules, training
 from grader.diagnosis.findings import Diagnosis
 from grader.exercise import ops
 from grader.exercise.cases import Case, TrainCase
@@ -52,18 +52,26 @@ def train_codes(target: Target, verdicts: list[Verdict], function: blame.Written
     return rules.diagnose_train(verdicts, training.train_shape(function.node if function else None))
 
 
+def gradient_target_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None
+                          ) -> dict[str, Verdict]:
+    """A hand-derived gradient's codes: whether it follows the course's function from point to point."""
+    return gradients.gradient_codes(verdicts)
+
+
 # The rules of each kind of target (``grader.exercise.kinds``): its verdicts, and the function as written,
 # to the codes they show, each with the smallest verdict that shows it.
 RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[str, Verdict]]] = {
     "op": op_codes,
     "backward": backward_codes,
     "train": train_codes,
+    "gradient": gradient_target_codes,
 }
 
 
 def reflected_method(target: str) -> str | None:
     """The method Python calls for ``target`` with a plain number first (``__radd__`` for add)."""
-    return next((op.method for op in ops.OPS.values() if op.number_first and op.uses == (target,)), None)
+    reflected = ops.reflection(target)
+    return ops.OPS[reflected].method if reflected else None
 
 
 def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submission: Submission,
@@ -97,6 +105,8 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
         elif code == "wrong-local-grad" and function is not None and (
                 operand := blame.unreached_operand(function.node, v, target.name)) is not None:
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
+        elif target.kind.name == "gradient":
+            note = gradients.note(code, v)
         if code == "missing-zero-grad" and v is not None and v.train and not v.train["right_steps"][0]:
             # Beside a wrong update, whose case shows the first step: what shows the pile-up is the second.
             note = ("Beside the wrong update: the second step moved each parameter by the same multiple of both "
@@ -104,7 +114,7 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
             v = None
         module = v.error.get("module") if code == "missing-module" and v is not None and v.error else None
         concept = feedback.allowed_but_missing(module) if module in allowed else None
-        diagnoses.append(Diagnosis(code, target.name, feedback.message(code, target.name, v, focus, detail, note,
-                                                                        concept),
-                                   where, feedback.counterexample(v, focus) if v is not None else None))
+        words = feedback.message(code, target.name, v, focus, detail, note, concept, method=method)
+        diagnoses.append(Diagnosis(code, target.name, words, where,
+                                   feedback.counterexample(v, focus) if v is not None else None))
     return diagnoses

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
-from grader.exercise.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render
+from grader.exercise.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render, safe_domain
 from grader.exercise.ops import OPS
 from grader.exercise.space import CONSTANTS, EXPONENTS, INPUTS
 
@@ -164,7 +164,8 @@ CLASSIC_CHECKS: dict[str, list[Check]] = {
         Check("pow.forward", "a ** n computes the power", "data",
               (case(a**2, a=3.0), case(a**3, a=-2.0), case(a**-1, a=4.0), case(a**0.5, a=2.25))),
         Check("pow.local-grad", "the power rule: n * x ** (n - 1) times out.grad", "grad",
-              (case(a**3, a=2.0), case((a**2) * b, a=1.5, b=-2.0), case((a**-1).tanh(), a=2.0))),
+              (case(a**3, a=2.0), case((a**2) * b, a=1.5, b=-2.0), case((a**-1).tanh(), a=2.0),
+               case((a + b) ** 3, a=2.5, b=-0.5))),
         Check("pow.reused-node", "a node used twice gets both contributions", "grad",
               (case((a**2) + (a**3), a=1.5), case((a**2) * a, a=-2.0))),
         Check("pow.exponents", "zero, negative and fractional exponents", "both",
@@ -175,7 +176,8 @@ CLASSIC_CHECKS: dict[str, list[Check]] = {
         Check("tanh.forward", "tanh computes the hyperbolic tangent", "data",
               (case(a.tanh(), a=1.0), case(a.tanh(), a=-2.5), case(a.tanh(), a=0.0))),
         Check("tanh.local-grad", "d tanh(x)/dx = 1 - tanh(x) ** 2, times out.grad", "grad",
-              (case(a.tanh(), a=0.5), case(a.tanh() * b, a=0.5, b=-3.0), case(a.tanh().tanh(), a=0.8))),
+              (case(a.tanh(), a=0.5), case(a.tanh() * b, a=0.5, b=-3.0), case(a.tanh().tanh(), a=0.8),
+               case((a + b).tanh(), a=1.0, b=-0.5))),
         Check("tanh.reused-node", "a node used twice gets both contributions", "grad",
               (case(a.tanh() + a, a=0.5), case(a.tanh() * a.tanh(), a=-0.7))),
         Check("tanh.saturation", "large inputs, where tanh is flat", "both",
@@ -212,7 +214,9 @@ GIVEN_CHECKS: dict[str, list[Check]] = {
 
 
 def _unary_checks(name: str, symbol: str, at: tuple[float, float, float], special: Check | None) -> list[Check]:
-    """The checks of a one-operand op, at three inputs ``at`` where it is smooth and not trivial."""
+    """The checks of a one-operand op, at three inputs ``at`` where it is smooth and not trivial (the first
+    two on either side of a kink, where it has one). Its operand is a leaf, the op's own result, and a node
+    of another op (whose own ``_backward`` must still run) in the regions of both ``x`` and ``y``."""
     x, y, z = at
 
     def u(s: Sym) -> Sym:
@@ -222,7 +226,8 @@ def _unary_checks(name: str, symbol: str, at: tuple[float, float, float], specia
         Check(f"{name}.forward", f"{symbol} computes its value", "data",
               (case(u(a), a=x), case(u(a), a=y), case(u(a) * b, a=z, b=1.5))),
         Check(f"{name}.local-grad", f"the local derivative of {symbol}, times out.grad", "grad",
-              (case(u(a), a=x), case(u(a) * b, a=y, b=-3.0), case(u(u(a)), a=z))),
+              (case(u(a), a=x), case(u(a) * b, a=y, b=-3.0), case(u(u(a)), a=z),
+               case(u(a + b), a=x + 0.5, b=-0.5), case(u(a + b), a=y + 0.5, b=-0.5))),
         Check(f"{name}.reused-node", "a node used twice gets both contributions", "grad",
               (case(u(a) + a, a=x), case(u(a) * u(a), a=y))),
     ]
@@ -231,7 +236,8 @@ def _unary_checks(name: str, symbol: str, at: tuple[float, float, float], specia
 
 
 def _binary_checks(name: str, symbol: str) -> list[Check]:
-    """The checks of a two-operand op (``-``, ``/``), with inputs away from its singularities."""
+    """The checks of a two-operand op (``-``, ``/``), with inputs away from its singularities; each operand
+    is a leaf, and a node of another op (whose own ``_backward`` must still run), in one case each."""
 
     def f(x: object, y: object) -> Sym:
         return x.apply(name, y) if isinstance(x, Sym) else Sym(name, (Sym("const", (float(x),)), y))
@@ -241,7 +247,8 @@ def _binary_checks(name: str, symbol: str) -> list[Check]:
               (case(f(a, b), a=2.0, b=-3.0), case(f(f(a, b), c), a=0.5, b=4.0, c=-1.5))),
         Check(f"{name}.local-grad", f"the local derivatives of a {symbol} b, times out.grad", "grad",
               (case(f(a, b), a=2.0, b=-3.0), case(f(a, b) * c, a=2.0, b=-3.0, c=-2.0),
-               case(f(a, b).tanh(), a=0.3, b=0.5))),
+               case(f(a, b).tanh(), a=0.3, b=0.5), case(f(a + b, c), a=2.5, b=-0.5, c=-1.5),
+               case(f(c, a + b), a=2.5, b=-0.5, c=-1.5))),
         Check(f"{name}.reused-node", "a node used twice gets both contributions", "grad",
               (case(f(a, a), a=2.0), case(f(a * b, a), a=2.0, b=-3.0), case(f(a, b) + a, a=1.5, b=-2.0))),
         Check(f"{name}.constant-operand", f"a plain number on the right of {symbol}", "both",
@@ -251,7 +258,8 @@ def _binary_checks(name: str, symbol: str) -> list[Check]:
 
 
 def _number_first_checks(name: str, symbol: str) -> list[Check]:
-    """The checks of a reflected op (``2 + a`` through ``__radd__``)."""
+    """The checks of a reflected op (``2 + a`` through ``__radd__``); its Value is a leaf, and a node of
+    another op (whose own ``_backward`` must still run)."""
 
     def f(s: Sym, n: float = 2.0) -> Sym:
         return s.apply(name, n)
@@ -260,7 +268,8 @@ def _number_first_checks(name: str, symbol: str) -> list[Check]:
         Check(f"{name}.forward", f"n {symbol} a computes its value", "data",
               (case(f(a), a=1.5), case(f(a, -3.0), a=0.5))),
         Check(f"{name}.local-grad", f"the local derivative of n {symbol} a, times out.grad", "grad",
-              (case(f(a), a=1.5), case(f(a) * b, a=1.5, b=-2.0), case(f(a, 0.5).tanh(), a=0.3))),
+              (case(f(a), a=1.5), case(f(a) * b, a=1.5, b=-2.0), case(f(a, 0.5).tanh(), a=0.3),
+               case(f(a + b), a=2.5, b=-0.5))),
         Check(f"{name}.reused-node", "a node used twice gets both contributions", "grad",
               (case(f(a) + a, a=2.0), case(f(a * b) * a, a=2.0, b=-3.0))),
         Check(f"{name}.generated", f"generated expressions with {symbol}", "both", generated=True),
@@ -284,6 +293,63 @@ MORE_CHECKS: dict[str, list[Check]] = {
     "radd": _number_first_checks("radd", "+"),
     "rmul": _number_first_checks("rmul", "*"),
 }
+
+
+def reaches_reflection(case: Case, target: str) -> bool:
+    """Whether ``case`` applies ``target`` with a plain number first (``2 + a``), which Python sends to the
+    reflected method (``__radd__``), not to the target's own."""
+    if target not in OPS or OPS[target].number_first:
+        return False
+    return any(node[0] == target and expr[node[1]][0] == "const" for expr in case.exprs for node in expr)
+
+
+# What stands in for an op a course's value class lacks, in a hand-picked case: an op of the same arity, the
+# smooth ones first (relu passes nothing back below 0).
+SUBSTITUTES = {1: ("tanh", "sigmoid", "exp", "neg", "log", "relu"), 2: ("mul", "add", "sub", "truediv")}
+
+
+def in_course(case: Case | TrainCase, target: str, have: frozenset[str]) -> Case | TrainCase | None:
+    """``case`` written with the ops the course's value class has (``have``), so that the student can run
+    every counterexample they are shown: each other op replaced by the first of ``SUBSTITUTES`` of its
+    arity that the class has and that keeps the case well defined; ``None`` where none does. (A training
+    case runs on the grader's own engine: it stays as it is.)"""
+    if isinstance(case, TrainCase):
+        return case
+    exprs = []
+    for expr in case.exprs:
+        nodes = list(expr)
+        for i, node in enumerate(nodes):
+            kind = node[0]
+            if kind in ("leaf", "const", target) or kind in have:
+                continue
+            spec = OPS[kind]
+            if spec.exponent or spec.number_first:
+                return None
+            for other in SUBSTITUTES[spec.arity]:
+                trial = (other, *node[1:])
+                if other in have and other != target and safe_domain(tuple(nodes[:i] + [trial]), case.values):
+                    nodes[i] = trial
+                    break
+            else:
+                return None
+        exprs.append(tuple(nodes))
+    return replace(case, exprs=tuple(exprs))
+
+
+def course_checks(target: str, apart: bool, have: frozenset[str] | None = None) -> list[Check]:
+    """Every check of ``target`` as a course grades it: with ``apart`` (the course grades its reflected op as
+    a target of its own), without the cases that reach the reflected method, so that a bug there costs the
+    reflected op alone; and every hand-picked case written with the ops the course's value class has
+    (``have``; see ``in_course``), a case no op of it can stand in for left out, unless that would leave the
+    check without a case."""
+    checks = []
+    for check in checks_for(target):
+        cases = [c for c in check.cases if not (apart and reaches_reflection(c, target))]
+        if have is not None:
+            written = [c for c in (in_course(c, target, have) for c in cases) if c is not None]
+            cases = list(dict.fromkeys(written)) or cases
+        checks.append(replace(check, cases=tuple(cases)) if tuple(cases) != check.cases else check)
+    return checks
 
 
 def checks_for(target: str) -> list[Check]:

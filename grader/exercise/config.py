@@ -19,8 +19,9 @@ from pathlib import Path
 from grader.child.inside.policy import FORBIDDEN_MODULES, UNSAFE_MODULES
 from grader.errors import ConfigError
 from grader.exercise import ops
-from grader.exercise.cases import checks_for
-from grader.exercise.kinds import GIVEN_TARGETS, Role
+from grader.exercise.formula import FormulaError
+from grader.exercise.formula import parse as parse_formula
+from grader.exercise.kinds import GIVEN_TARGETS, KINDS, ROLES, Kind, Option, Role, kind_of
 
 # The classic exercise: five methods of Value and train_step. Kept as data, not as TOML text to parse,
 # so that a grade with the default reads no TOML (importing ``tomllib`` costs a grade about 3 ms);
@@ -49,12 +50,10 @@ def as_toml(tables: dict, heading: str) -> str:
 
 
 def toml_value(value: str | int | float | list) -> str:
-    """A string, a number or a list of them as TOML reads it back (an exponent without Python's leading
+    """A string, a number or a list of strings as TOML reads it back (an exponent without Python's leading
     zero: ``1e-6``)."""
-    if isinstance(value, list):
-        return "[" + ", ".join(map(toml_value, value)) + "]"
-    if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string is a JSON string
+    if isinstance(value, (str, list)):
+        return json.dumps(value)  # a TOML basic string (and an array of them) is written as JSON writes it
     mantissa, e, exponent = repr(value).partition("e")
     return f"{mantissa}e{int(exponent)}" if e else mantissa
 
@@ -68,6 +67,12 @@ class TargetConfig:
     points: float
     hidden: tuple[str, ...]  # check names (``generated``) hidden from students until release
     time_limit: float
+    kind: str  # ``grader.exercise.kinds``: an op's is "op"
+    options: tuple[tuple[str, object], ...] = ()  # what the course set for the kind's options, in its order
+
+    @property
+    def settings(self) -> dict:
+        return dict(self.options)
 
 
 @dataclass(frozen=True)
@@ -94,15 +99,25 @@ class Config:
         return self.scaffold["train_function"]
 
     def name_of(self, role: Role) -> str:
-        """The name the course gives the part ``role`` of a submission (its class, its training function)."""
-        return self.scaffold[role.setting]
+        """The name the course gives the part ``role`` of a submission (its class, its training function, the
+        function a target names)."""
+        return self.scaffold[role.setting] if role.setting is not None else role.key
+
+    def parts(self) -> dict[Role, str]:
+        """Every part of a submission the course reads, by the name it gives it: the class and the training
+        function, then what each target of another kind names."""
+        found = {role: self.name_of(role) for role in ROLES}
+        for target in self.targets:
+            role = KINDS[target.kind].role_of(target.settings)
+            found.setdefault(role, self.name_of(role))
+        return found
 
     def target(self, name: str) -> TargetConfig:
         return next(t for t in self.targets if t.name == name)
 
     def with_time_limit(self, seconds: float) -> Config:
         """The same configuration with every time limit set to ``seconds`` (``--timeout``)."""
-        targets = tuple(TargetConfig(t.name, t.points, t.hidden, seconds) for t in self.targets)
+        targets = tuple(replace(t, time_limit=seconds) for t in self.targets)
         changed = replace(self, targets=targets, time_limit=seconds, load_time_limit=seconds)
         return replace(changed, sha256=fingerprint(changed))
 
@@ -153,26 +168,8 @@ def parse(data: dict, where: str) -> Config:
     targets_table = data.get("targets", defaults["targets"])
     if not isinstance(targets_table, dict) or not targets_table:
         raise ConfigError(f"{where}: [targets] must list at least one target")
-    targets = []
-    for name, table in targets_table.items():
-        key = f"{where} [targets.{name}]"
-        if name not in ops.OPS and name not in GIVEN_TARGETS:
-            known = ", ".join([*ops.OPS, *GIVEN_TARGETS])
-            raise ConfigError(f"{key}: unknown target {name!r} (known: {known})")
-        if not isinstance(table, dict):
-            raise ConfigError(f"{key}: must be a table")
-        _known_keys(table, {"points", "hidden", "time_limit"}, key)
-        if "points" not in table:
-            raise ConfigError(f"{key} points: missing (how many points the target is worth)")
-        points = _number(table, "points", key, 0.0)
-        hidden = table.get("hidden", [])
-        check_names = [c.id.split(".", 1)[1] for c in checks_for(name)]
-        if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
-            raise ConfigError(f"{key} hidden: expected a list of check names")
-        for h in hidden:
-            if h not in check_names:
-                raise ConfigError(f"{key} hidden: no check {h!r} (checks: {', '.join(check_names)})")
-        targets.append(TargetConfig(name, points, tuple(hidden), _number(table, "time_limit", key, time_limit)))
+    targets = [parse_target(name, table, f"{where} [targets.{name}]", time_limit)
+               for name, table in targets_table.items()]
     config = Config(
         tuple(targets), time_limit,
         _number(limits, "load_time_limit", f"{where} [limits]", defaults["limits"]["load_time_limit"]), examples,
@@ -195,6 +192,106 @@ def _allowed_modules(policy: dict, where: str) -> tuple[str, ...]:
                               "submission use an autograd library, micrograde itself, or a module that reaches past "
                               "the interpreter)")
     return tuple(dict.fromkeys(modules))
+
+
+def parse_target(name: str, table: object, key: str, time_limit: float) -> TargetConfig:
+    """One ``[targets.NAME]`` table: its kind (said, or an op's, ``backward``'s or ``train_step``'s), points,
+    hidden checks, time limit and the kind's options."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{key}: must be a table")
+    kind = target_kind(name, table.get("kind"), key)
+    _known_keys(table, {"points", "hidden", "time_limit", "kind", *(o.key for o in kind.options)}, key)
+    if "points" not in table:
+        raise ConfigError(f"{key} points: missing (how many points the target is worth)")
+    points = _number(table, "points", key, 0.0)
+    options = {o.key: option(table, o, key) for o in kind.options if o.key in table or o.required}
+    formulas = [o for o in kind.options if o.type == "formula"]
+    for o in formulas:
+        try:
+            parse_formula(options[o.key], tuple(options.get("inputs", ())))
+        except FormulaError as exc:
+            raise ConfigError(f"{key} {o.key}: {exc}") from None
+    for o in kind.options:
+        if o.type == "points" and o.key in options and any(len(p) != len(options["inputs"]) for p in options[o.key]):
+            raise ConfigError(f"{key} {o.key}: every point needs one number for each of inputs "
+                              f"({', '.join(options['inputs'])})")
+    hidden = table.get("hidden", [])
+    check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+    if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
+        raise ConfigError(f"{key} hidden: expected a list of check names")
+    for h in hidden:
+        if h not in check_names:
+            raise ConfigError(f"{key} hidden: no check {h!r} (checks: {', '.join(check_names)})")
+    return TargetConfig(name, points, tuple(hidden), _number(table, "time_limit", key, time_limit), kind.name,
+                        tuple(options.items()))
+
+
+def target_kind(name: str, said: object, key: str) -> Kind:
+    """The kind of target ``name``: its ``kind`` key, else what its name is (an op, ``backward``, ``train_step``)."""
+    if said is None:
+        try:
+            return kind_of(name)
+        except KeyError:
+            known = ", ".join([*ops.OPS, *GIVEN_TARGETS])
+            others = ", ".join(k for k in KINDS if k not in ("op", *GIVEN_TARGETS.values()))
+            raise ConfigError(f"{key}: unknown target {name!r} (known: {known}; or give it a kind: {others})") from None
+    if not isinstance(said, str) or said not in KINDS:
+        raise ConfigError(f"{key} kind: {said!r} is not a kind of target (known: {', '.join(KINDS)})")
+    kind = KINDS[said]
+    if name in ops.OPS or name in GIVEN_TARGETS:
+        if kind is not kind_of(name):
+            raise ConfigError(f"{key}: {name!r} is a target of the classic exercise, of kind {kind_of(name).name!r}; "
+                              "give this one a name of its own")
+    elif not kind.options:
+        raise ConfigError(f"{key} kind: a target of kind {said!r} is named by what it grades "
+                          f"({', '.join(n for n in [*ops.OPS, *GIVEN_TARGETS] if kind_of(n) is kind)})")
+    return kind
+
+
+def option(table: dict, spec: Option, key: str) -> object:
+    """The value of the kind's option ``spec`` in ``table``, checked for its type (kept as tuples: hashable)."""
+    if spec.key not in table:
+        raise ConfigError(f"{key} {spec.key}: missing ({spec.doc})")
+    value = table[spec.key]
+    if spec.type == "name" and isinstance(value, str) and value.isidentifier():
+        return value
+    if spec.type == "names" and isinstance(value, list) and value and all(
+            isinstance(v, str) and v.isidentifier() for v in value) and len(set(value)) == len(value):
+        return tuple(value)
+    if spec.type == "formula" and isinstance(value, str) and value.strip():
+        return value
+    if spec.type == "points" and isinstance(value, list) and value and all(
+            isinstance(p, list) and p and all(_finite(x) for x in p) for p in value):
+        return tuple(tuple(float(x) for x in p) for p in value)
+    expected = {"name": "a Python name", "names": "a list of distinct Python names",
+                "formula": "a formula of the inputs, as a string", "points": "a list of points, each a list of "
+                "numbers"}[spec.type]
+    raise ConfigError(f"{key} {spec.key}: expected {expected} ({spec.doc}), got {value!r}")
+
+
+def _finite(x: object) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def tables(config: Config) -> dict:
+    """The configuration as ``micrograde.toml``'s tables, every value written out: what it means, whatever
+    file (a ``pyproject.toml``'s table too) and spelling it came from (``as_toml`` writes them)."""
+    return {
+        "targets": {t.name: {**({"kind": t.kind, **plain(t.settings)} if t.options else {}), "points": t.points,
+                             **({"hidden": list(t.hidden)} if t.hidden else {}), "time_limit": t.time_limit}
+                    for t in config.targets},
+        "limits": {"time_limit": config.time_limit, "load_time_limit": config.load_time_limit,
+                   "examples": config.examples},
+        "tolerance": {"reference": config.reference_tolerance, "finite_difference": config.difference_tolerance},
+        "scaffold": dict(config.scaffold),
+        "policy": {"allowed_modules": list(config.allowed_modules)},
+    }
+
+
+def plain(options: dict) -> dict:
+    """A target's options as TOML writes them: lists, not the tuples they are kept as."""
+    return {key: [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, tuple) else value
+            for key, value in options.items()}
 
 
 def fingerprint(config: Config) -> str:

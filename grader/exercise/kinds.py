@@ -1,10 +1,13 @@
 """Every kind of target a course can grade, described once: the fourth table, beside ops, codes and formats.
 
 A *kind* is what a target is: an op of the class (``__add__``...), the class's
-``backward``, a training function. It says
+``backward``, a training function, a gradient the learner derives by hand. It says
 
 - which part of the submission it grades (its ``Role``: the class, the training
-  function), found by the name the course gives that part;
+  function, a function the target's configuration names), found by the name the
+  course gives that part;
+- what a course configures for a target of the kind beside its points (``options``,
+  validated when the configuration is read);
 - which child process runs its cases (its ``Lane``: the plain one, or the one
   given the grader's training engine) and which request the child answers for it
   (``request``, a handler of ``grader.child.inside.protocol``);
@@ -21,18 +24,20 @@ that every kind has its entry in each. Adding a kind of target is the recipe in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.exercise import ops
+from grader.exercise import gradients, ops
+from grader.exercise.cases import Check, checks_for
 
 
 @dataclass(frozen=True)
 class Role:
     """A part of the submission that targets grade, found by the name the course gives it."""
 
-    key: str  # how grading and the child refer to it: the part's name in the classic exercise
-    what: str  # what the child accepts as it: "class" or "function"
-    setting: str  # the ``[scaffold]`` key of the course configuration that names it
+    key: str  # how grading and the child refer to it: the part's name in the classic exercise, or its own
+    what: str  # what the child accepts as it: "class", "function" or "value" (anything a cell computes)
+    setting: str | None = None  # the ``[scaffold]`` key that names it; None: named by a target's own option
 
     def __str__(self) -> str:
         return self.key
@@ -63,24 +68,64 @@ NODES = frozenset({"value-equality", "computed-grad"})
 
 
 @dataclass(frozen=True)
+class Option:
+    """A key a course sets for a target of a kind: ``name`` (a Python name), ``names`` (a list of them),
+    ``formula`` (a function of the ``inputs`` option, ``grader.exercise.formula``), ``points`` (a list of
+    points, each a list of numbers, one per input)."""
+
+    key: str
+    type: str
+    required: bool = True
+    doc: str = ""
+
+
+@dataclass(frozen=True)
 class Kind:
     name: str
-    role: Role
+    role: Role | None  # the part it grades, or None: the part its ``part`` option names
     lane: Lane
     request: str  # the child's handler for its cases
     focus: str  # what its messages compare: "both" (values and gradients) or "grad"
     codes: frozenset[str]  # every code its rules may give
+    checks: Callable[[str, dict], list[Check]]  # a target's checks, from its name and options
+    options: tuple[Option, ...] = ()  # what a course configures for a target of this kind
+    part: tuple[str, str] | None = None  # (option, what): the option that names the part it grades, and what it is
+    summary: str = ""  # what a target of this kind grades, for the staff docs and errors
+
+    def role_of(self, options: dict) -> Role:
+        """The part of the submission a target of this kind with ``options`` grades."""
+        if self.role is not None:
+            return self.role
+        option, what = self.part
+        return Role(options[option], what)
+
+
+def classic_checks(name: str, options: dict) -> list[Check]:
+    """The checks of an op, ``backward`` or ``train_step``: the hand-picked cases of ``grader.exercise.cases``."""
+    return checks_for(name)
 
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("op", VALUE, PLAIN, "op", "both", ANY | NODES | {
         "wrong-forward", "wrong-local-grad", "grad-overwrite", "constant-operand", "missing-child",
-        "detached-backward", "relu-at-zero"}),
+        "detached-backward", "relu-at-zero"}, classic_checks,
+        summary="a method of the class: an op and its backward closure"),
     Kind("backward", VALUE, PLAIN, "backward", "grad", ANY | NODES | {
-        "missing-seed", "incomplete-traversal", "wrong-order", "repeated-visit", "no-accumulation"}),
+        "missing-seed", "incomplete-traversal", "wrong-order", "repeated-visit", "no-accumulation"}, classic_checks,
+        summary="the class's backward(): the whole backward pass"),
     Kind("train", TRAIN_STEP, TRAINING, "train", "both", ANY | {
         "missing-zero-grad", "zero-grad-misplaced", "wrong-update", "missing-backward", "missing-update",
-        "wrong-loss"}),
+        "wrong-loss"}, classic_checks,
+        summary="one step of training an MLP: zero the gradients, backpropagate, update"),
+    Kind("gradient", None, PLAIN, "call", "grad", ANY | {"wrong-derivative", "pasted-constants"}, gradients.checks,
+         options=(
+        Option("function", "name", doc="the learner's function: it takes the inputs and returns every partial "
+                                       "derivative, in the order of the inputs"),
+        Option("inputs", "names", doc="the names of the function's inputs, in order"),
+        Option("of", "formula", doc="the course's function of the inputs, whose gradient is asked for"),
+        Option("at", "points", required=False, doc="the points where the course's own notebook checks it"),
+    ), part=("function", "function"), summary="a function that returns the gradient of the course's function, "
+                                               "derived by hand"),
 )}
 
 # The targets that are not ops, by the kind of each (an op's kind is "op").
@@ -88,5 +133,6 @@ GIVEN_TARGETS = {"backward": "backward", "train_step": "train"}
 
 
 def kind_of(target: str) -> Kind:
-    """The kind of the target named ``target`` (``KeyError`` for a name that is no target)."""
+    """The kind of the target named ``target`` when its configuration does not say (``KeyError`` for a name
+    that is neither an op nor ``backward`` nor ``train_step``)."""
     return KINDS["op"] if target in ops.OPS else KINDS[GIVEN_TARGETS[target]]

@@ -101,6 +101,23 @@ def op(name: str) -> Op:
         raise KeyError(f"unknown op {name!r} (known: {', '.join(OPS)})") from None
 
 
+def reflection(name: str) -> str | None:
+    """The op Python reaches for ``name`` with a plain number first (``radd`` for ``add``: ``2 + a`` is
+    ``a.__radd__(2)``), if the table has one."""
+    return next((op.name for op in OPS.values() if op.number_first and op.uses == (name,)), None)
+
+
+def available(graded) -> frozenset[str]:
+    """The ops a course's value class has: those it grades, and those its scaffold gives written with them
+    (``neg`` as ``self * -1`` where ``mul`` is graded: each op's ``uses``)."""
+    have = set(graded)
+    while True:
+        more = {op.name for op in OPS.values() if op.uses and op.name not in have and set(op.uses) <= have}
+        if not more:
+            return frozenset(have)
+        have |= more
+
+
 def method_name(target: str) -> str:
     """How the student knows ``target``: the method or function they wrote (``__mul__``, ``train_step``)."""
     if target in OPS:

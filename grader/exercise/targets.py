@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.exercise import ops
-from grader.exercise.cases import Check, checks_for
-from grader.exercise.config import Config
-from grader.exercise.kinds import Kind, Lane, Role, kind_of
+from grader.exercise.cases import Check, course_checks
+from grader.exercise.config import Config, TargetConfig
+from grader.exercise.kinds import GIVEN_TARGETS, KINDS, Kind, Lane, Role
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,17 @@ class Target:
     checks: tuple[Check, ...]
     hidden: frozenset[str]  # ids of the checks hidden from students until release
     time_limit: float
+    options: tuple[tuple[str, object], ...] = ()  # the kind's options, as the course set them
+    apart: bool = False  # its reflected op (radd for add) is a target of its own: plain numbers stay on its right
+
+    @property
+    def settings(self) -> dict:
+        return dict(self.options)
+
+    @property
+    def role(self) -> Role:
+        """The part of the submission it grades."""
+        return self.kind.role_of(self.settings)
 
     @property
     def op(self) -> ops.Op | None:
@@ -34,14 +45,25 @@ class Target:
         return self.points / len(self.checks)
 
 
+def checks_of(target: TargetConfig, apart: bool, have: frozenset[str]) -> list[Check]:
+    """A target's checks: a classic target's hand-picked ones as the course grades them (``course_checks``),
+    another kind's from its options."""
+    if target.name in ops.OPS or target.name in GIVEN_TARGETS:
+        return course_checks(target.name, apart, have)
+    return KINDS[target.kind].checks(target.name, target.settings)
+
+
 class Exercise:
     """Targets, checks, points and names, all from one course configuration."""
 
     def __init__(self, config: Config):
         self.config = config
+        graded = {t.name for t in config.targets}
+        apart = {t.name for t in config.targets if ops.reflection(t.name) in graded}
+        have = ops.available(graded & set(ops.OPS))
         self.targets: tuple[Target, ...] = tuple(
-            Target(t.name, kind_of(t.name), t.points, tuple(checks_for(t.name)),
-                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit)
+            Target(t.name, KINDS[t.kind], t.points, tuple(checks_of(t, t.name in apart, have)),
+                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.options, t.name in apart)
             for t in config.targets)
 
     @property
@@ -63,16 +85,17 @@ class Exercise:
 
     def method(self, target: str) -> str:
         """What the student writes for ``target``: ``__add__``, ``backward``, ``train_step`` (the function's name
-        the course gives it)."""
+        the course gives it), ``gradf``."""
         if target in ops.OPS:
             return ops.OPS[target].method
-        role = kind_of(target).role
+        role = self.target(target).role
         return self.config.name_of(role) if role.what == "function" else target
+
 
     @property
     def roles(self) -> tuple[Role, ...]:
         """The parts of the submission this exercise grades, in the order of their first target."""
-        return tuple(dict.fromkeys(t.kind.role for t in self.targets))
+        return tuple(dict.fromkeys(t.role for t in self.targets))
 
     @property
     def lanes(self) -> tuple[Lane, ...]:

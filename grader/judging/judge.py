@@ -109,6 +109,7 @@ class Verdict:
     traces: list = field(default_factory=list)  # backward: the order the nodes' _backward ran in, per root
     graph: tuple | None = None  # (expression, expected, actual (data, grad) of every node)
     check: Check | None = None  # the check the case belongs to
+    reference: str = "the reference engine"  # what the expected values came from, as a message names it
 
     def passed(self, focus: str) -> bool:
         if self.error is not None:
@@ -248,19 +249,24 @@ def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: 
             kink and isinstance(got_grads[i], float) and within(got_grads[i], one_sided(case)[i], tolerance))
         verdict.fd_ok &= slopes is not None and close(got_grads[i], slopes[i], tolerance.finite_difference)
     if verdict.forward_ok and not verdict.grads_ok:
-        verdict.faults = structure_faults(expr, plan, grads, got_grads, reply.get("children"), tolerance)
+        verdict.faults = structure_faults(expr, plan, grads, got_grads, reply.get("children"), tolerance,
+                                          reply.get("moved"))
     return verdict
 
 
 def structure_faults(expr: Expr, plan: OpPlan, want: list[float], got: list, children: object,
-                     tolerance: Tolerance) -> set[str]:
+                     tolerance: Tolerance, moved: object = None) -> set[str]:
     """Gradient lost through the graph's wiring rather than a wrong derivative.
 
     ``missing-child``: an operand of the student's node is not among its children, so
     no backward pass reaches it. ``detached-backward``: the node's ``_backward`` does
     not run as the node's own: its operands get nothing from it at all, or an operand
-    that did get its gradient passes nothing on (its ``_backward`` was replaced)."""
+    that did get its gradient passes nothing on (its ``_backward`` was replaced), or the
+    child saw the op replace an operand's own ``_backward`` (``moved``: the student nodes
+    whose op did), whatever that did to this case's gradients."""
     faults: set[str] = set()
+    if isinstance(moved, list) and any(i in moved for i in plan.student):
+        faults.add("detached-backward")
 
     def right(i: int) -> bool:
         """The node got its gradient, and it is one that has something to pass on."""

@@ -15,8 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Case, Check, TrainCase
+from grader.exercise.gradients import PointCase, formula_of
 from grader.exercise.kinds import KINDS
 from grader.exercise.targets import Target
+from grader.judging.gradients import judge_gradient
 from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op
 from grader.judging.plan import plan_backward, plan_op
 from grader.judging.training import judge_train
@@ -57,8 +59,21 @@ def prepare_train(case: TrainCase, target: Target, check: Check | None, toleranc
                     lambda reply: judge_train(case, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, reply, tolerance), (tolerance,))
 
 
-PREPARE: dict[str, Callable[[Case | TrainCase, Target, Check | None, Tolerance], Prepared]] = {
+@functools.cache
+def call_request(case: PointCase, kind: str, needs: str) -> dict:
+    """The child's request to call the function ``needs`` at ``case``'s point (made once a process)."""
+    return {"kind": kind, "needs": needs, "args": list(case.point)}
+
+
+def prepare_gradient(case: PointCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = call_request(case, target.kind.request, target.role.key)
+    formula = formula_of(target.settings)
+    return Prepared(request, lambda reply: judge_gradient(case, reply, formula, tolerance), (tolerance,))
+
+
+PREPARE: dict[str, Callable[[Case | TrainCase | PointCase, Target, Check | None, Tolerance], Prepared]] = {
     "op": prepare_op,
     "backward": prepare_backward,
     "train": prepare_train,
+    "gradient": prepare_gradient,
 }

@@ -5,9 +5,13 @@ student's checkout and publishes the ``result.json`` it writes. The identity
 fields come from the environment variables its runner sets (``CLASSROOM``,
 ``ASSIGNMENT``, ``OWNER``, ``SUBMISSION_TAG``...); the runner checks them
 against the repository, so they are passed on as they are. Points are whole
-numbers there: each check's points are rounded, and the total is the sum of
-the tests, so the two always agree. Each test carries micrograde's diagnosis
-and counterexample as extra fields, which Classroom 50 keeps.
+numbers there (its collector refuses any other): a target whose checks are
+worth whole points is carried check by check, exactly; one whose checks are
+not is carried as its score rounded half up (``grader.report.whole``). Every
+check counts, hidden ones too: for a student, a hidden check's test says only
+whether it passed. The total is the sum of the tests, so the two always agree.
+Each test carries micrograde's diagnosis and counterexample as extra fields,
+which Classroom 50 keeps.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Mapping
 
 from grader.exercise.ops import method_name
 from grader.report.model import Report, counterexample_json, printable_tree
+from grader.report.whole import carried
 
 SCHEMA = "classroom50/result/v1"
 
@@ -40,25 +45,23 @@ def identity(environ: Mapping[str, str]) -> dict[str, str]:
 
 def render_classroom50(report: Report, environ: Mapping[str, str] | None = None,
                        now: datetime.datetime | None = None) -> str:
-    """``result.json`` for Classroom 50: one test per check the student may see."""
+    """``result.json`` for Classroom 50: one test per check, in whole points."""
     now = now or datetime.datetime.now(datetime.UTC)
     tests = []
-    for check in report.shown_checks():
-        codes = [d.code for d in report.shown_diagnoses() if d.target == check.target]
-        passed = check.status == "passed" and not report.forbidden
-        test = {
-            "test-name": f"{check.id} ({method_name(check.target)}: {check.title})",
-            "passed": passed,
-            "score": round(check.max_score) if passed else 0,
-            "max-score": round(check.max_score),
-            "status": check.status,
-        }
-        if not passed:
-            test["diagnoses"] = codes
-            test["message"] = report.details(check)
-            if check.counterexample is not None:
-                test["counterexample"] = counterexample_json(check.counterexample)
-        tests.append(test)
+    for target in report.target_scores():
+        checks = [c for c in report.shown_checks() if c.target == target]
+        passed = [c.status == "passed" and not report.forbidden for c in checks]
+        for check, ok, (score, most) in zip(checks, passed, carried([c.max_score for c in checks], passed)):
+            test = {"test-name": f"{check.id} ({method_name(check.target)}: {check.title})", "passed": ok,
+                    "score": score, "max-score": most, "status": check.status}
+            if not ok:
+                withheld = report.withheld(check)
+                test["diagnoses"] = [] if withheld else [d.code for d in report.shown_diagnoses()
+                                                         if d.target == check.target]
+                test["message"] = report.details(check)
+                if check.counterexample is not None and not withheld:
+                    test["counterexample"] = counterexample_json(check.counterexample)
+            tests.append(test)
     result = {
         "schema": SCHEMA,
         **identity(os.environ if environ is None else environ),

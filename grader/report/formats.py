@@ -47,6 +47,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            reports_refusals=True, audience="staff"),
     Format("classroom50", "Classroom 50's result.json", "grader.report.classroom50:render_classroom50",
            reports_refusals=True),
+    Format("prairielearn", "PrairieLearn's external-grader results.json",
+           "grader.report.prairielearn:render_prairielearn", reports_refusals=True),
     Format("markdown", "for GitHub job summaries and pull-request comments", "grader.report.markdown:render_markdown",
            reports_refusals=True),
 )}

@@ -2,7 +2,8 @@
 
 Gradescope itself withholds tests marked ``after_published`` from students
 until the grades are published, so it is given every check, hidden ones
-marked so; the submission-wide ``output`` is the student's view of the report.
+marked so, and its score counts them all; the submission-wide ``output``, which
+students see at once, is the report of the released checks alone.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import json
 
 from grader.exercise.ops import method_name
 from grader.report.model import Report, printable_tree
+
+RELEASED = "\nChecks hidden until the grades are published count in the score, and are shown then.\n"
 
 
 def render_gradescope(report: Report, execution_time: float = 0.0) -> str:
@@ -32,11 +35,11 @@ def render_gradescope(report: Report, execution_time: float = 0.0) -> str:
             "visibility": "after_published" if check.hidden else "visible",
             "tags": [check.target, *(codes if check.status != "passed" else [])],
         })
-    student_view = dataclasses.replace(report, audience="student")
+    student_view = dataclasses.replace(report, audience="student", checks=[c for c in report.checks if not c.hidden])
     results = {
         "score": report.score,
         "execution_time": round(execution_time, 3),
-        "output": render_text(student_view, width=100),
+        "output": render_text(student_view, width=100) + (RELEASED if student_view.checks != report.checks else ""),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.exercise.kinds import ROLES
 from grader.exercise.ops import method_name
 from grader.report import html, markdown
 from grader.report.model import Report
@@ -36,7 +35,7 @@ def _cell(cell_id: str, source: str, with_id: bool, as_html: bool) -> dict:
 
 def graded_notebook(submission: Submission):
     """The notebook that defines the graded code (``Value`` first), if the submission has one."""
-    for role in ROLES:
+    for role in submission.names:
         source = submission.providers.get(role)
         if source is not None and source.kind == "ipynb":
             return source

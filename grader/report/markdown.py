@@ -12,7 +12,7 @@ import re
 from grader.diagnosis.findings import fmt
 from grader.exercise.ops import method_name
 from grader.report.graph import mermaid
-from grader.report.model import Report, printable
+from grader.report.model import WITHHELD, Report, printable
 from grader.submission.source import Location
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -66,6 +66,10 @@ def target_section(report: Report, target: str, heading: str = "###") -> str:
             inputs = ", ".join(f"{k} = {fmt(v)}" for k, v in example.inputs.items())
             lines += [code(example.expression) + (f" with {escape(inputs)}" if inputs else "")
                       + ", as a graph (wrong values in red):", "", "```mermaid", mermaid(*example.drawing), "```", ""]
+    withheld = [c.id for c in report.shown_checks() if c.target == target and c.status != "passed"
+                and report.withheld(c)]
+    if withheld:
+        lines += [f"Failed, {WITHHELD}: {', '.join(code(c) for c in withheld)}.", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -17,6 +17,7 @@ from grader.submission.source import Location
 
 SCHEMA_VERSION = 1
 CASE = "Smallest failing case"  # how a check's and a diagnosis's message introduce their counterexample
+WITHHELD = "hidden until the course releases it: why it failed is shown then"  # a hidden check, to a student
 # Control characters but tab and newline (C0, DEL, C1: CR, ESC, CSI, NEL...); the line and paragraph
 # separators; bidirectional controls and marks; the byte-order mark; lone surrogates; the two noncharacters
 # U+FFFE and U+FFFF.
@@ -111,7 +112,7 @@ class Report:
     sandbox: dict = field(default_factory=dict)
     execution: dict | None = None  # --execute: how running the notebook in a kernel went
     config: dict = field(default_factory=dict)  # where the course configuration came from, and its hash
-    audience: str = "student"  # "staff" reports include the checks hidden from students
+    audience: str = "student"  # "student" reports withhold why a hidden check failed; "staff" ones show it
     targets: tuple[str, ...] = ()  # graded targets, in the course's order
     coverage: dict[str, dict[str, int]] = field(default_factory=dict)  # target: distinct graphs and their nodes
 
@@ -138,22 +139,28 @@ class Report:
         return not self.diagnoses and self.score >= self.max_score
 
     def shown_checks(self) -> list[CheckResult]:
-        """The checks this report's reader may see: all of them for staff, the released ones for students."""
-        if self.audience == "student":
-            return [c for c in self.checks if not c.hidden]
+        """Every check: a check the course hides until release counts in every report, the student's too, so
+        that every route gives the same score; what a student's report withholds is why it failed (see
+        ``withheld``)."""
         return list(self.checks)
+
+    def withheld(self, check: CheckResult) -> bool:
+        """Whether this report's reader sees only ``check``'s status and points: a hidden check, for students."""
+        return check.hidden and self.audience == "student"
 
     def shown_diagnoses(self) -> list[Diagnosis]:
         """The diagnoses this report's reader may see: for students, none that only a hidden check shows."""
         if self.audience != "student":
             return list(self.diagnoses)
-        failing = {c.target for c in self.shown_checks() if c.status != "passed"}
+        failing = {c.target for c in self.checks if c.status != "passed" and not self.withheld(c)}
         return [d for d in self.diagnoses if d.target == "submission" or d.target in failing]
 
     def details(self, check: CheckResult) -> str:
         """What a failed check's reader needs: the diagnoses of its target, each with its file and line as the
         text report shows them, its message (unless a diagnosis already gives the smallest failing case), and
-        its counterexample's data."""
+        its counterexample's data; for a check withheld from this reader, only that it is."""
+        if self.withheld(check):
+            return WITHHELD
         diagnoses = [d for d in self.shown_diagnoses() if d.target == check.target]
         told = any(CASE in d.message for d in diagnoses)
         lines = [check.message] if check.message and not (told and CASE in check.message) else []
@@ -167,19 +174,27 @@ class Report:
         return printable("\n".join(lines))
 
     def target_scores(self) -> dict[str, tuple[float, float]]:
-        """Score and maximum of each graded target, in the course's order, over the checks shown."""
+        """Score and maximum of each graded target, in the course's order, over every check."""
         scores = {t: [0.0, 0.0] for t in self.targets}
-        for check in self.shown_checks():
+        for check in self.checks:
             score = scores.setdefault(check.target, [0.0, 0.0])
             score[0] += check.score
             score[1] += check.max_score
         return {t: (round(s, 4), round(m, 4)) for t, (s, m) in scores.items()}
 
     def shown_totals(self) -> tuple[float, float]:
-        """Score and maximum over the checks this report's reader may see (no points with a forbidden import)."""
+        """Score and maximum over the targets (no points with a forbidden import): the report's own."""
         scores = self.target_scores().values()
         total = 0.0 if self.forbidden else sum(s for s, _ in scores)
         return round(total, 4), round(sum(m for _, m in scores), 4)
+
+    def shown_check_json(self, check: CheckResult) -> dict:
+        """A check as JSON: its message and counterexample withheld where this reader may not see them."""
+        data = check_json(check)
+        if self.withheld(check):
+            data["message"] = WITHHELD if check.status != "passed" else ""
+            data["counterexample"] = None
+        return data
 
     def codes(self, target: str) -> list[str]:
         return [d.code for d in self.diagnoses if d.target == target]
@@ -191,8 +206,8 @@ class Report:
             "score": self.score,
             "max_score": self.max_score,
             "targets": {t: {"score": s, "max_score": m} for t, (s, m) in self.target_scores().items()},
-            "checks": [check_json(c) for c in self.checks],
-            "diagnoses": [diagnosis_json(d) for d in self.diagnoses],
+            "checks": [self.shown_check_json(c) for c in self.checks],
+            "diagnoses": [diagnosis_json(d) for d in self.shown_diagnoses()],
             "warnings": list(self.warnings),
             "output": self.output,
             "sandbox": self.sandbox,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from grader.report.model import Report, printable
+from grader.report.model import WITHHELD, Report, printable
 
 STATUS_MARK = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "31", "TIMEOUT": "33"}
@@ -34,9 +34,13 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
     lines.append(f"  {'target':<12}{'score':^15}   checks")  # over `{score:>6g} / {max:<6g}`
     for target, (score, max_score) in scores.items():
         checks = [c for c in shown if c.target == target]
-        marks = " ".join(paint(STATUS_MARK[c.status], COLOURS[STATUS_MARK[c.status]]) for c in checks)
+        marks = " ".join(paint(STATUS_MARK[c.status], COLOURS[STATUS_MARK[c.status]]) + ("*" if c.hidden else "")
+                         for c in checks)
         lines.append(f"  {target:<12}{score:>6g} / {max_score:<6g}   {marks}")
     lines.append(f"  {'total':<12}{total:>6g} / {maximum:<6g}")
+    if any(c.hidden for c in shown):
+        lines += paragraph("  * hidden until the course releases it: it counts in the score"
+                           + (", and why it failed is shown on release" if report.audience == "student" else ""))
     for warning in report.warnings:
         lines += [paint(line, "33") for line in paragraph(f"warning: {warning}")]
     order = {t: i for i, t in enumerate(("submission", *scores))}
@@ -47,7 +51,7 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
     if failed:
         lines += ["", "failed checks:"]
         for c in failed:
-            lines += paragraph(f"{c.id}: {c.message}", "  ")
+            lines += paragraph(f"{c.id}: {WITHHELD if report.withheld(c) else c.message}", "  ")
     if not report.shown_diagnoses() and total >= maximum:
         lines += ["", paint("All checks passed.", "32")]
     return "\n".join(lines) + "\n"

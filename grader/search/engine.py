@@ -99,7 +99,7 @@ def strategy(space: Space):
     """The Hypothesis strategy of ``space`` (Hypothesis is imported only when a search has to run it)."""
     from grader.search.strategies import expressions
 
-    return expressions(space.target, roots=space.roots, ops=space.ops)
+    return expressions(space.target, roots=space.roots, ops=space.ops, apart=space.apart)
 
 
 def opening(space: Space, max_examples: int, judgeable: Callable[[object], bool] = lambda case: True) -> list:

@@ -28,21 +28,23 @@ PICKS = 8  # how far back an operation may reach for its other operand
 
 class Space(NamedTuple):
     """One search's strategy: the op every expression starts with (``None``: any of ``ops``), how many
-    expressions a case may hold, and the ops drawn. ``key`` names it, in the cache too."""
+    expressions a case may hold, the ops drawn, and whether a plain number stays on the target's right
+    (``apart``: its reflected op is graded on its own). ``key`` names it, in the cache too."""
 
     target: str | None
     roots: int
     ops: tuple[str, ...]
+    apart: bool = False
 
     @classmethod
     def of(cls, target, ops: tuple[str, ...]) -> Space:
         """The search of ``target``'s generated check: expressions that start with its op, or (``backward``)
         two graphs that share leaves."""
-        return cls(target.name, 1, ops) if target.kind.name == "op" else cls(None, 2, ops)
+        return cls(target.name, 1, ops, target.apart) if target.kind.name == "op" else cls(None, 2, ops)
 
     @property
     def key(self) -> str:
-        return f"{self.target}:{self.roots}:{','.join(self.ops)}"
+        return f"{self.target}:{self.roots}:{','.join(self.ops)}" + (":apart" if self.apart else "")
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -50,9 +52,11 @@ class Space(NamedTuple):
         return self.ops if self.target is None else (self.target, *(k for k in self.ops if k != self.target))
 
 
-def step(nodes: list, values: list[int], kind: str, operation: tuple, first_step: bool) -> None:
+def step(nodes: list, values: list[int], kind: str, operation: tuple, first_step: bool,
+         right: str | None = None) -> None:
     """Append to ``nodes`` what one operation ``(kind, pick, (constant, swapped), exponent)`` makes;
-    ``values`` lists the nodes that are Values, not plain numbers (the new result is added)."""
+    ``values`` lists the nodes that are Values, not plain numbers (the new result is added). A plain number
+    never goes left of the op ``right`` (whose reflected method is graded apart)."""
     _, pick, (constant, swapped), exponent = operation
     spec = OPS[kind]
     earlier = values[len(values) - 1 - pick % len(values)]
@@ -65,7 +69,7 @@ def step(nodes: list, values: list[int], kind: str, operation: tuple, first_step
     else:
         # A plain number goes left only where Python then calls the op's own method back
         # (2 + a is __radd__ calling __add__); 2 - a would grade __rsub__ instead of __sub__.
-        swapped = swapped and kind in ("add", "mul")
+        swapped = swapped and kind in ("add", "mul") and not (constant is not None and kind == right)
         if constant is not None:
             nodes.append(("const", constant))
             earlier = len(nodes) - 1
@@ -73,12 +77,14 @@ def step(nodes: list, values: list[int], kind: str, operation: tuple, first_step
     values.append(len(nodes) - 1)
 
 
-def interpret(operations: list[tuple], target: str | None, n_leaves: int = len(NAMES)) -> Expr:
-    """The expression a list of operations describes; the first one is ``target`` when given."""
+def interpret(operations: list[tuple], target: str | None, n_leaves: int = len(NAMES), apart: bool = False) -> Expr:
+    """The expression a list of operations describes; the first one is ``target`` when given (with ``apart``,
+    never with a plain number on its left)."""
     nodes: list = [("leaf", name) for name in NAMES[:n_leaves]]
     values = list(range(n_leaves))
     for number, operation in enumerate(operations):
-        step(nodes, values, target if number == 0 and target else operation[0], operation, number == 0)
+        step(nodes, values, target if number == 0 and target else operation[0], operation, number == 0,
+             target if apart else None)
     return rename_leaves(prune(tuple(nodes)))
 
 
@@ -109,7 +115,8 @@ def expression_generable(expr: Expr, space: Space) -> bool:
         exponents = [k for k in EXPONENTS if _exact(k, expr[at][-1])] if OPS[kind].exponent else EXPONENTS[:1]
         for pick, other, exponent in itertools.product(range(PICKS), OTHER_OPERAND, exponents):
             trial, trial_values = nodes.copy(), values.copy()
-            step(trial, trial_values, kind, (kind, pick, other, exponent), number == 0)
+            step(trial, trial_values, kind, (kind, pick, other, exponent), number == 0,
+                 space.target if space.apart else None)
             if _exact(tuple(trial), expr[:len(trial)]):
                 nodes, values = trial, trial_values
                 break

@@ -34,9 +34,9 @@ _input = st.sampled_from(INPUTS)
 
 
 @st.composite
-def _cases(draw, target: str | None, roots: st.SearchStrategy) -> Case:
+def _cases(draw, target: str | None, roots: st.SearchStrategy, apart: bool = False) -> Case:
     n_leaves = draw(_n_leaves)
-    exprs = tuple(interpret(ops, target, n_leaves) for ops in draw(roots))
+    exprs = tuple(interpret(ops, target, n_leaves, apart) for ops in draw(roots))
     used = sorted({node[1] for expr in exprs for node in expr if node[0] == "leaf"})
     inputs = {name: draw(_input) for name in used}
     assume(all(safe_domain(expr, inputs) for expr in exprs))
@@ -44,8 +44,10 @@ def _cases(draw, target: str | None, roots: st.SearchStrategy) -> Case:
 
 
 @functools.cache
-def expressions(target: str | None = None, roots: int = 1, ops: tuple[str, ...] = CLASSIC) -> st.SearchStrategy[Case]:
-    """Cases whose expression starts with ``target`` (any of ``ops`` when ``None``).
+def expressions(target: str | None = None, roots: int = 1, ops: tuple[str, ...] = CLASSIC,
+                apart: bool = False) -> st.SearchStrategy[Case]:
+    """Cases whose expression starts with ``target`` (any of ``ops`` when ``None``); with ``apart``, no
+    plain number on the target's left (its reflected op is graded on its own).
 
     With ``roots=2`` a case may hold two expressions that share their leaves,
     for a second ``backward()`` that must add to the first one's gradients.
@@ -53,4 +55,4 @@ def expressions(target: str | None = None, roots: int = 1, ops: tuple[str, ...] 
     kinds = ops if target is None else (target, *(k for k in ops if k != target))
     operations = st.lists(_operations(kinds), min_size=1, max_size=MAX_OPERATIONS)
     lists = operations.map(lambda ops: [ops]) if roots == 1 else st.lists(operations, min_size=1, max_size=roots)
-    return _cases(target, lists)
+    return _cases(target, lists, apart)

@@ -14,22 +14,22 @@ loads this module in every run.
 
 pytest itself runs in the grading process, unconfined, so nothing from the
 graded tree (the directory pytest runs in, and the submission's) may load into
-it: no ``conftest.py``, no ini file (``pytest.ini``, ``pyproject.toml``,
-``tox.ini``, ``setup.cfg``: their ``addopts`` can load plugins), no plugin
-module and no test file. The course runs::
-
-    pytest --noconftest -c /dev/null -p no:cacheprovider --micrograde PATH
-
-(the ``pytest`` command, not ``python -m pytest``, which puts the current
-directory first on ``sys.path``, where a student's ``pytest.py`` or
-``grader/`` would be imported instead of the real ones). With ``--micrograde``
+it, nor change how it grades. ``pytest --micrograde PATH``, as people type it,
+grades wherever nothing of the tree would really load: with ``--micrograde``
 the plugin collects no file at all, and it refuses to grade, with a one-line
-error and before any ``conftest.py`` loads, when pytest would read an ini file
-or ``conftest.py`` from the graded tree, or when the tree is on ``sys.path`` or
-a module was already loaded from it (a ``-p`` plugin, a shadowing module).
-Some of that code may have run by then (an ini file's ``-p`` plugins load
-before any plugin of an installed package): the refusal makes sure such a run
-never produces a grade, and the command above makes sure it never happens.
+error naming what and before any ``conftest.py`` loads, only when something
+would: a ``conftest.py`` pytest is about to import (those of the directories it
+starts from and their ``test*`` folders, and of their parents: ``--noconftest``
+keeps them out), an ini file of the tree that sets ``addopts`` or
+``pythonpath`` (which can load plugins, add paths, or change the grading's own
+options: ``-c /dev/null`` keeps it out), a module of the tree on ``sys.path``
+under a name that is imported (``python -m pytest`` puts the current directory
+first, where a student's ``pytest.py`` or ``grader/`` would be imported instead
+of the real ones: the ``pytest`` command does not), or a module already loaded
+from it. The environment pytest runs from is not the student's, even where it
+lies inside the tree (the README's ``.venv``). Some code may have run by then
+(an ini file's ``-p`` plugins load before any plugin of an installed package):
+the refusal makes sure such a run never produces a grade.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-COMMAND = "pytest --noconftest -c /dev/null --micrograde PATH"
+SETTINGS = ("addopts", "pythonpath")  # what an ini file sets that loads code or changes the grading's options
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -65,21 +65,79 @@ def _inside(location: str | os.PathLike, tree: list[Path]) -> bool:
     return any(where == root or where.is_relative_to(root) for root in tree)
 
 
+def environment() -> list[Path]:
+    """The folders of the Python environment pytest runs from (a venv's, even one inside the graded tree:
+    it is the course's, not the student's)."""
+    return [Path(os.path.realpath(p)) for p in {sys.prefix, sys.exec_prefix, sys.base_prefix}]
+
+
+def conftests(config: pytest.Config) -> list[Path]:
+    """The ``conftest.py`` files pytest's own ``pytest_load_initial_conftests`` is about to import: those of
+    the directories it starts from (its arguments, else ``testpaths``, else where it runs) and their
+    ``test*`` folders, and of every parent not above ``--confcutdir`` (as ``_set_initial_conftests`` finds
+    them). With ``--micrograde`` nothing is collected, so no other one is ever imported."""
+    known, invocation = config.known_args_namespace, config.invocation_params.dir
+    try:
+        args, _ = config._decide_args(args=known.file_or_dir, pyargs=known.pyargs, testpaths=config.getini("testpaths"),
+                                      invocation_dir=invocation, rootpath=config.rootpath, warn=False)
+    except (AttributeError, TypeError):  # a pytest without it: its arguments, else where it runs
+        args = known.file_or_dir or [str(invocation)]
+    anchors = [invocation / str(arg).split("::")[0] for arg in args]
+    anchors = [a for a in anchors if os.path.exists(a)] or [invocation]
+    anchors += [t for a in list(anchors) if a.is_dir() for t in a.glob("test*") if t.is_dir()]
+    cut = Path(os.path.abspath(invocation / known.confcutdir)) if getattr(known, "confcutdir", None) else None
+    found: dict[Path, None] = {}
+    for anchor in anchors:
+        directory = Path(os.path.abspath(anchor if anchor.is_dir() else anchor.parent))
+        for parent in (directory, *directory.parents):
+            if (cut is None or parent not in cut.parents) and (parent / "conftest.py").is_file():
+                found[parent / "conftest.py"] = None
+    return list(found)
+
+
+def shadowing(entry: Path) -> str | None:
+    """A module in ``entry`` (a ``sys.path`` folder) under a name that is imported: one already loaded, of
+    the standard library, or of an installed distribution (``grader``, ``pytest``, ``hypothesis``...)."""
+    from importlib.metadata import packages_distributions
+
+    names = {n.partition(".")[0] for n in sys.modules} | set(sys.stdlib_module_names) | set(packages_distributions())
+    try:
+        entries = list(entry.iterdir())
+    except OSError:
+        return None
+    for item in entries:
+        name = item.name.split(".")[0] if item.is_file() and item.suffix in (".py", ".pyc", ".so", ".pth") else (
+            item.name if item.is_dir() else None)
+        if name in names:
+            return item.name
+    return None
+
+
 def before_loading(config: pytest.Config, noconftest: bool, path: Path) -> str | None:
-    """Why pytest, as invoked, would load something of the graded tree (``None``: it would not)."""
-    tree = graded_tree(config, path)
+    """What of the graded tree pytest, as invoked, would load or let change the grading, as a one-line
+    refusal naming it and what keeps it out (``None``: nothing would)."""
+    tree, own = graded_tree(config, path), environment()
     if not noconftest:
-        return f"refusing to grade: pass --noconftest, or a conftest.py of the graded tree would run ({COMMAND})"
+        loading = [c for c in conftests(config) if _inside(c, tree)]
+        if loading:
+            return f"refusing to grade: pytest would import {loading[0]} from the graded tree; pass --noconftest"
     if config.inipath is not None and _inside(config.inipath, tree):
-        return (f"refusing to grade: pytest read {config.inipath.name} from the graded tree; "
-                f"pass -c /dev/null ({COMMAND})")
-    if any(_inside(entry or ".", tree) for entry in sys.path if not entry or os.path.isdir(entry)):
-        return (f"refusing to grade: the graded tree is on sys.path (python -m pytest puts it there); "
-                f"run the pytest command ({COMMAND})")
+        setting = next((s for s in SETTINGS if config.getini(s)), None)
+        if setting is not None:
+            return (f"refusing to grade: {config.inipath} in the graded tree sets {setting}, which could load its "
+                    f"code or change the grading; pass -c /dev/null")
     loaded = next((name for name, module in list(sys.modules.items())
-                   if isinstance(getattr(module, "__file__", None), str) and _inside(module.__file__, tree)), None)
+                   if isinstance(getattr(module, "__file__", None), str) and _inside(module.__file__, tree)
+                   and not _inside(module.__file__, own)), None)
     if loaded is not None:
-        return f"refusing to grade: module {loaded!r} was loaded from the graded tree into pytest ({COMMAND})"
+        return f"refusing to grade: module {loaded!r} was loaded from the graded tree into pytest"
+    for entry in sys.path:
+        where = Path(os.path.abspath(entry or "."))
+        if where.is_dir() and _inside(where, tree) and not _inside(where, own):
+            module = shadowing(where)
+            if module is not None:
+                return (f"refusing to grade: {where / module} would be imported instead of the installed one "
+                        f"({where} is on sys.path, as python -m pytest puts it); run the pytest command")
     return None
 
 

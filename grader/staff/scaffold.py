@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from grader.exercise.config import as_toml, default, tables
 from grader.exercise.kinds import TRAIN_STEP
 from grader.exercise.ops import OPS
 from grader.exercise.targets import Exercise
@@ -267,12 +268,20 @@ expression that shows it."""), nbformat.v4.new_code_cell(f"from grader import ch
     return nbformat.writes(book) + "\n"
 
 
+COURSE_FILE = "micrograde.toml"
+
+
 def scaffold_files(exercise: Exercise) -> dict[str, str]:
-    """File name -> content, for every student file of the exercise."""
+    """File name -> content, for every student file of the exercise; and, for a course other than the
+    classic exercise, its configuration as ``micrograde.toml``, which ``check()`` and ``micrograde grade``
+    run in that folder (every command the files suggest) grade by."""
     names = exercise.config.scaffold
     files = {names["engine_file"]: engine_file(exercise), names["notebook"]: notebook(exercise)}
     if TRAIN_STEP in exercise.roles:
         files[names["train_file"]] = train_file(exercise)
+    if exercise.config.sha256 != default().sha256:
+        files[COURSE_FILE] = as_toml(tables(exercise.config), "The course's configuration, which check() and "
+                                     "`micrograde grade` in this folder grade by.")
     return files
 
 

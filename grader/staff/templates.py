@@ -18,6 +18,7 @@ from pathlib import Path
 
 from grader.exercise.config import DEFAULT
 from grader.exercise.targets import Exercise
+from grader.report.whole import increments
 
 HERE = Path(__file__).resolve().parent
 PROJECT_FILES = ("pyproject.toml", "README.md")
@@ -34,27 +35,29 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
     """``.github/workflows/classroom.yml``: grade on every push, with points for GitHub Classroom.
 
     One command-grader step per check, each worth that check's points, so the
-    Classroom score is micrograde's score; the report goes to the job summary
-    and each diagnosis becomes an annotation on the student's line. Every check
-    step runs whatever happened before it (``if: always()``), so one failed
-    check costs only its own points.
+    Classroom score is micrograde's score (hidden checks too: the student's
+    report counts them); the report goes to the job summary and each diagnosis
+    becomes an annotation on the student's line. Every check step runs whatever
+    happened before it (``if: always()``), so one failed check costs only its
+    own points. The command grader reads points with ``parseInt``: a target
+    whose checks are not worth whole points gets one step per check it may pass
+    instead, the m-th passing when at least m of its checks pass and worth what
+    the m-th adds to its rounded score (``grader.report.whole``).
     """
     steps = []
     runners = []
-    for target in exercise.targets:
-        for check in target.checks:
-            step_id = check.id.replace(".", "-").replace("_", "-")
-            runners.append(step_id)
-            steps.append(
-                f"      - name: {check.id}\n"
-                f"        id: {step_id}\n"
-                f"        if: always()\n"
-                f"        uses: classroom-resources/autograding-command-grader@v1\n"
-                f"        with:\n"
-                f"          test-name: {check.id}\n"
-                f"          command: micrograde result micrograde.json {check.id}\n"
-                f"          timeout: 1\n"
-                f"          max-score: {target.points_of(check):g}\n")
+    for step_id, name, command, points in grading_steps(exercise):
+        runners.append(step_id)
+        steps.append(
+            f"      - name: {json.dumps(name)}\n"
+            f"        id: {step_id}\n"
+            f"        if: always()\n"
+            f"        uses: classroom-resources/autograding-command-grader@v1\n"
+            f"        with:\n"
+            f"          test-name: {json.dumps(name)}\n"
+            f"          command: micrograde result micrograde.json {command}\n"
+            f"          timeout: 1\n"
+            f"          max-score: {points}\n")
     # The reporter reads process.env[`${runner.toUpperCase()}_RESULTS`]: hyphens stay.
     results = "".join(f"          {r.upper()}_RESULTS: \"${{{{steps.{r}.outputs.result}}}}\"\n" for r in runners)
     name, text = config
@@ -65,6 +68,22 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(workflow)
     return [path]
+
+
+def grading_steps(exercise: Exercise) -> list[tuple[str, str, str, int]]:
+    """(step id, name, ``micrograde result`` arguments, whole points) of each grading step: one per check
+    where a target's checks are worth whole points, else one per number of its checks that may pass."""
+    steps = []
+    for target in exercise.targets:
+        stepped = increments(target.points, len(target.checks))
+        if all(step == target.points_of(check) for step, check in zip(stepped, target.checks)):
+            steps += [(check.id.replace(".", "-").replace("_", "-"), check.id, check.id, step)
+                      for check, step in zip(target.checks, stepped)]
+            continue
+        n = len(target.checks)
+        steps += [(f"{target.name.replace('_', '-')}-passed-{m}", f"{target.name} (at least {m} of {n} checks pass)",
+                   f"{target.name} --passed {m}", step) for m, step in enumerate(stepped, 1) if step > 0]
+    return steps
 
 
 def classroom50(directory: Path, install: str, submission: str, config: tuple[str, str]) -> list[Path]:
@@ -90,6 +109,45 @@ def installed_project_file(name: str) -> str:
     return text.format(version=version("micrograde"), dependencies=json.dumps(dependencies))
 
 
+def copy_source(directory: Path) -> Path:
+    """``directory/micrograde``: this micrograde's source, which a platform's image installs from."""
+    source = directory / "micrograde"
+    if source.exists():
+        shutil.rmtree(source)
+    root = HERE.parent.parent
+    for package in PACKAGES:
+        shutil.copytree(root / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in PROJECT_FILES:
+        if (root / name).is_file():
+            shutil.copyfile(root / name, source / name)
+        else:  # installed from a wheel: write the little that installing needs
+            (source / name).write_text(installed_project_file(name))
+    return source
+
+
+PRAIRIELEARN_TIMEOUT = 600  # the longest an external grading job may run on PrairieLearn
+
+
+def prairielearn(directory: Path, exercise: Exercise, config: tuple[str, str]) -> list[Path]:
+    """A PrairieLearn external grader: the image's ``Dockerfile``, its entrypoint ``run_grader``, the
+    course's ``micrograde.toml`` and this micrograde's source (both built into the image), and the
+    ``externalGradingOptions`` of the question's ``info.json``, its timeout the grade's own time budget."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in ("Dockerfile", "run_grader"):
+        path = directory / name
+        shutil.copyfile(HERE / "templates" / "prairielearn" / name, path)
+        written.append(path)
+    (directory / "run_grader").chmod(0o755)
+    (directory / "micrograde.toml").write_text(config[1], encoding="utf-8")
+    written += [directory / "micrograde.toml", copy_source(directory)]
+    timeout = min(PRAIRIELEARN_TIMEOUT, int(exercise.time_budget()) + 30)
+    options = {"externalGradingOptions": {"enabled": True, "image": "ORG/micrograde-grader",
+                                          "entrypoint": "/opt/micrograde/run_grader", "timeout": timeout}}
+    (directory / "info.json").write_text(json.dumps(options, indent=2) + "\n")
+    return [*written, directory / "info.json"]
+
+
 def gradescope(directory: Path, config: tuple[str, str]) -> list[Path]:
     """``setup.sh``, ``run_autograder`` and this micrograde's source, zipped as Gradescope wants them."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -102,17 +160,7 @@ def gradescope(directory: Path, config: tuple[str, str]) -> list[Path]:
                         else text)
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         written.append(path)
-    source = directory / "micrograde"
-    if source.exists():
-        shutil.rmtree(source)
-    root = HERE.parent.parent
-    for package in PACKAGES:
-        shutil.copytree(root / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in PROJECT_FILES:
-        if (root / name).is_file():
-            shutil.copyfile(root / name, source / name)
-        else:  # installed from a wheel: write the little that installing needs
-            (source / name).write_text(installed_project_file(name))
+    source = copy_source(directory)
     written.append(source)
     archive = directory / "autograder.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:

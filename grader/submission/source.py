@@ -433,7 +433,7 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
 
     ``config`` names the class and the training function (by default ``Value`` and ``train_step``).
     A single file is read alone: ``grader.submission.siblings`` adds what its folder gives it."""
-    names = {role: role.key if config is None else config.name_of(role) for role in ROLES}
+    names = {role: role.key for role in ROLES} if config is None else config.parts()
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     if path.is_symlink() and not inside(path, path.absolute().parent):

@@ -20,9 +20,10 @@ def op_case(api, request):
     iface = api["interface"]
     phase = "forward"
     method = next((spec[4] for spec in request["nodes"] if spec[0] == "student"), None)
+    moved = []  # student nodes whose op attached its closure to an operand
     try:
         with Isolated(iface, api.get("isolation", {}), method):
-            nodes = build(iface, request["nodes"])
+            nodes = build(iface, request["nodes"], moved=moved)
             data = observe(nodes, iface.data)
             phase = "backward"
             for v in nodes:
@@ -37,7 +38,7 @@ def op_case(api, request):
             probes = [probe(iface, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
-    return {"data": data, "grads": grads, "probes": probes, "children": children}
+    return {"data": data, "grads": grads, "probes": probes, "children": children, "moved": moved}
 
 
 def backward_case(api, request):
@@ -82,6 +83,23 @@ def backward_case(api, request):
     return {"runs": runs}
 
 
+MAX_RESULTS = 64  # numbers a called function may send back: a gradient of a few inputs, never a stream
+
+
+def call_case(api, request):
+    """Call a graded function (``needs``) with plain numbers; send back what it returns, as numbers, in order."""
+    try:
+        result = api["parts"][request["needs"]](*request["args"])
+        numbers = []
+        for x in result:  # a list, a tuple, an array: anything that gives the numbers in order
+            if len(numbers) == MAX_RESULTS:
+                break
+            numbers.append(number(x))
+    except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
+        return {"error": error_report(exc, "call")}
+    return {"result": numbers}
+
+
 def on_training_engine(function, engine):
     """``function`` as written, but with the name ``Value`` meaning the training engine's.
 
@@ -99,14 +117,14 @@ def name_aliases(api):
     (``value``, ``gradient``, ``g``), once, so that a ``train_step`` written for that class reads and
     updates them."""
     engine = api["engine"]
-    if "aliases" in api or "Value" not in api:
+    if "aliases" in api or "Value" not in api["parts"]:
         return
     api["aliases"] = {}
-    used = names_used(api["train_step"])
+    used = names_used(api["parts"]["train_step"])
     if "grad" in used and "data" in used:
         return  # written with the exercise's names: nothing of the class is run to find others
     try:
-        iface = Interface(api["Value"], api["children_names"])
+        iface = Interface(api["parts"]["Value"], api["children_names"])
     except Exception:  # noqa: BLE001 - a class no node can be made of: its ops are graded as such
         return
     for role, name in (("data", iface.data), ("grad", iface.grad)):
@@ -123,7 +141,7 @@ def train_case(api, request):
     for p, w in zip(model.parameters(), request["weights"]):
         p.data = w
     losses, params = [], []
-    train_step = on_training_engine(api["train_step"], engine)
+    train_step = on_training_engine(api["parts"]["train_step"], engine)
     try:
         name_aliases(api)
         for _ in range(request["steps"]):
@@ -149,14 +167,14 @@ def with_interface(handler):
 
     def run(api, request):
         if "interface" not in api:
-            computed = computed_attributes(api["Value"])
+            computed = computed_attributes(api["parts"]["Value"])
             if computed:
                 # Reading such a grad could run a finite difference: nothing observed would be the student's.
                 return {"error": {"type": "ComputedAttribute", "phase": "load", "line": None, "file": None,
-                                  "message": f"{api['Value'].__name__} computes {' and '.join(computed)} when "
+                                  "message": f"{api['parts']['Value'].__name__} computes {' and '.join(computed)} when "
                                              f"read instead of storing it"}}
             try:
-                api["interface"] = Interface(api["Value"], api["children_names"])
+                api["interface"] = Interface(api["parts"]["Value"], api["children_names"])
             except InterfaceError as exc:
                 return {"error": {"type": "InterfaceError", "message": str(exc), "phase": "load",
                                   "line": None, "file": None}}

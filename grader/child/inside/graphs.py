@@ -61,13 +61,15 @@ def recorder(record, index):
     return lambda: record(index)
 
 
-def build(iface, nodes, record=None, leaves=None, positions=None):
+def build(iface, nodes, record=None, leaves=None, positions=None, moved=None):
     """Build the requested nodes: leaves, plain numbers, the student's op, fixed nodes.
 
     With ``record``, every fixed node's ``_backward`` first reports the node's
     index; ``leaves`` shares leaf objects between several expressions by name;
     ``positions`` gets each node's index as soon as it exists (before any node
-    that uses it puts it in a set).
+    that uses it puts it in a set); ``moved`` gets the index of every student
+    node whose op replaced an operand's own ``_backward`` (attached its closure
+    to the wrong node).
     """
     built = []
     for index, node in enumerate(nodes):
@@ -86,8 +88,12 @@ def build(iface, nodes, record=None, leaves=None, positions=None):
             built.append(v)
         elif kind == "student":
             _, call, operand_ids, exponent, method, value_position = node
-            built.append(student_op(iface.V, call, method, [built[j] for j in operand_ids], exponent,
-                                    value_position))
+            operands = [built[j] for j in operand_ids]
+            before = [iface.step(v) for v in operands if not isinstance(v, (int, float))]
+            built.append(student_op(iface.V, call, method, operands, exponent, value_position))
+            after = [iface.step(v) for v in operands if not isinstance(v, (int, float))]
+            if moved is not None and any(b is not a for b, a in zip(before, after)):
+                moved.append(index)
         else:
             _, data, operand_ids, derivs, label = node
             hook = None if record is None else (lambda i=index: record(i))

@@ -53,6 +53,7 @@ def load(api, request):
 def load_modules(api, request):
     api["children_names"] = request["children_names"]
     api["isolation"] = request.get("isolation", {})
+    parts = api.setdefault("parts", {})  # the graded parts, by role: apart from the child's own keys
     failures = []
     for spec in request["modules"]:
         module = types.ModuleType(spec["name"])
@@ -86,11 +87,13 @@ def load_modules(api, request):
         for role in spec["provides"]:
             name = request["roles"][role]["name"]
             if name in module.__dict__:
-                api[role] = module.__dict__[name]
+                parts[role] = module.__dict__[name]
     for role, part in request["roles"].items():  # a class must be a class, a function something to call
-        if role in api and not (isinstance(api[role], type) if part["what"] == "class" else callable(api[role])):
-            del api[role]
-    return {"defined": {role: role in api for role in request["roles"]}, "failures": failures,
+        what = part["what"]
+        if role in parts and not (isinstance(parts[role], type) if what == "class" else
+                                  callable(parts[role]) if what == "function" else True):
+            del parts[role]
+    return {"defined": {role: role in parts for role in request["roles"]}, "failures": failures,
             "missing_modules": list(MISSING_MODULES)}
 
 

@@ -19,7 +19,7 @@ import sys
 import types
 
 from . import confinement
-from .cases import backward_case, load_engine, op_case, train_case, with_interface
+from .cases import backward_case, call_case, load_engine, op_case, train_case, with_interface
 from .guard import install_guard, local_module_names, no_threads
 from .loading import StandInFinder, load
 
@@ -101,7 +101,7 @@ def start_guards(request, protected):
 
 
 HANDLERS = {"load": load, "op": with_interface(op_case), "backward": with_interface(backward_case),
-            "train": train_case}
+            "train": train_case, "call": call_case}
 
 
 def main(shipped, namespaces):
@@ -137,7 +137,7 @@ def main(shipped, namespaces):
             reply = {"confinement": held}
         else:
             handler = HANDLERS[request["kind"]]
-            if request["kind"] != "load" and request.get("needs", "Value") not in api:
+            if request["kind"] != "load" and request.get("needs", "Value") not in api.get("parts", {}):
                 reply = {"error": {"type": "NotImplementedError", "message": "not defined",
                                    "phase": "load", "line": None, "file": None}}
             else:

@@ -1,0 +1,252 @@
+"""One course, one score, every route: a correct and two buggy submissions graded through every way a course
+can grade them, each through its real consumer, each route's total held to the staff report's.
+
+The course (``courses/route-matrix.toml``) grades relu, exp and division, no tanh, hides a check until
+release and has checks worth fractional points. Routes that carry points exactly (``grade`` in JSON and
+text, ``batch``, Gradescope, the pytest plugin, PrairieLearn, nbgrader) give the staff report's total;
+those that count whole points only (Classroom 50's contract, GitHub Classroom's ``parseInt``) give each
+target's score rounded half up, as docs/ci.md says, and the course's full marks to a correct submission.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import nbformat
+import pytest
+import yaml
+from helpers import micrograde
+from opmutants import WRITTEN, engine
+from recipes import BIN
+from test_classroom import RESULT_V1, RUNNER_ENV, run_workflow
+
+COURSE = Path(__file__).parent / "courses" / "route-matrix.toml"
+PL_SCHEMA = json.loads((Path(__file__).parent / "schemas" / "prairielearn-results.schema.json").read_text())
+BACKWARD_IN_ORDER = "        for node in reversed(topo):\n            node._backward()"
+SUBMISSIONS = {
+    "correct": engine(),
+    # exp forgets out.grad: 2.5 of its 10 points (its forward check), a fraction of a whole point lost
+    "exp-forgets-out-grad": engine({**WRITTEN, "exp": dataclasses.replace(WRITTEN["exp"], out_grad=False)}),
+    # division's other operand gets a wrong gradient, and backward runs in the wrong order: the check hidden
+    # until release fails too
+    "truediv-and-order": engine({**WRITTEN, "truediv": dataclasses.replace(
+        WRITTEN["truediv"], grads=(WRITTEN["truediv"].grads[0], ("other", "(-self.data / other.data)")))}).replace(
+        BACKWARD_IN_ORDER, "        for node in topo:\n            node._backward()"),
+}
+PYTEST = str(Path(sys.executable).parent / "pytest")
+
+
+def exercises(folder: Path, source: str) -> Path:
+    """A student's checkout: ``exercises/engine.py``."""
+    (folder / "exercises").mkdir(parents=True)
+    (folder / "exercises" / "engine.py").write_text(source)
+    return folder
+
+
+def whole(staff: dict) -> tuple[int, int]:
+    """The staff report's total as routes of whole points carry it: each target's score rounded half up."""
+    return (sum(math.floor(t["score"] + 0.5) for t in staff["targets"].values()),
+            sum(math.floor(t["max_score"] + 0.5) for t in staff["targets"].values()))
+
+
+def staff_report(folder: Path) -> dict:
+    result = micrograde("grade", str(folder / "exercises"), "--config", str(COURSE), "--format", "json",
+                        "--audience", "staff")
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def grade_routes(folder: Path) -> dict[str, tuple[float, float]]:
+    """``micrograde grade`` as a student runs it: JSON and text."""
+    done = micrograde("grade", str(folder / "exercises"), "--config", str(COURSE), "--format", "json")
+    report = json.loads(done.stdout)
+    text = micrograde("grade", str(folder / "exercises"), "--config", str(COURSE)).stdout
+    total = re.search(r"^  total\s+(\S+) / (\S+)", text, re.M)
+    return {"grade json": (report["score"], report["max_score"]),
+            "grade text": (float(total.group(1)), float(total.group(2)))}
+
+
+def gradescope_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
+    """The Gradescope template's run_autograder, as Gradescope runs it, on /autograder/submission."""
+    assert micrograde("template", "gradescope", str(tmp_path / "gs"), "--config", str(COURSE)).returncode == 0
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "engine.py").write_text((folder / "exercises" / "engine.py").read_text())
+    env = {**os.environ, "MICROGRADE_AUTOGRADER_ROOT": str(root), "PATH": f"{BIN}:{os.environ['PATH']}"}
+    subprocess.run([str(tmp_path / "gs" / "run_autograder")], env=env, check=True, timeout=300)
+    results = json.loads((root / "results" / "results.json").read_text())
+    return results["score"], sum(t["max_score"] for t in results["tests"])
+
+
+def classroom50_route(folder: Path, tmp_path: Path) -> tuple[int, int]:
+    """The Classroom 50 autograder, run in the student's checkout with the runner's variables; its
+    result.json held to the contract and to the collector's own checks (whole numbers, score <= max)."""
+    assert micrograde("template", "classroom50", str(tmp_path / "c50"), "--install", "micrograde", "--config",
+                      str(COURSE)).returncode == 0
+    done = subprocess.run([sys.executable, str(tmp_path / "c50" / "autograder.py")], cwd=folder,
+                          env={**os.environ, **RUNNER_ENV}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads((folder / "result.json").read_text())
+    jsonschema.validate(result, RESULT_V1)
+    assert all(t["score"] <= t["max-score"] for t in result["tests"]) and result["score"] <= result["max-score"]
+    assert result["score"] == sum(t["score"] for t in result["tests"])
+    return result["score"], result["max-score"]
+
+
+def github_classroom_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
+    """The GitHub Classroom workflow, its steps run as Actions runs them, the command grader's parseInt and
+    the reporter's sums reproduced (test_classroom); no temporary folder left behind."""
+    assert micrograde("template", "github-classroom", str(tmp_path / "gh"), "--install", "micrograde", "--config",
+                      str(COURSE)).returncode == 0
+    workflow = yaml.safe_load((tmp_path / "gh" / ".github" / "workflows" / "classroom.yml").read_text())
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    points = run_workflow(workflow, folder, "micrograde", runner)
+    assert list((runner / "tmp").iterdir()) == []
+    return points
+
+
+def pytest_route(folder: Path) -> tuple[float, float]:
+    """``pytest --micrograde exercises/`` as people type it, points from its JUnit XML."""
+    junit = folder / "junit.xml"
+    subprocess.run([PYTEST, "-p", "no:cacheprovider", "--micrograde", "exercises/", "--micrograde-config",
+                    str(COURSE), f"--junitxml={junit}"], cwd=folder, capture_output=True, timeout=300)
+    root = ET.parse(junit).getroot()
+    properties = [(p.get("name"), float(p.get("value"))) for p in root.iter("property")]
+    return (sum(v for n, v in properties if n == "points"), sum(v for n, v in properties if n == "max_points"))
+
+
+def prairielearn_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
+    """The PrairieLearn grader's entrypoint on /grade/student; results.json held to PrairieLearn's documented
+    format. PrairieLearn awards score x the question's points: the question worth the course's total."""
+    assert micrograde("template", "prairielearn", str(tmp_path / "pl"), "--config", str(COURSE)).returncode == 0
+    root = tmp_path / "grade"
+    (root / "student").mkdir(parents=True)
+    (root / "student" / "engine.py").write_text((folder / "exercises" / "engine.py").read_text())
+    env = {**os.environ, "MICROGRADE_GRADE_ROOT": str(root), "PATH": f"{BIN}:{os.environ['PATH']}"}
+    subprocess.run([sys.executable, str(tmp_path / "pl" / "run_grader")], env=env, check=True, timeout=300)
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, PL_SCHEMA)
+    assert results["gradable"] is True
+    most = sum(t["max_points"] for t in results["tests"])
+    assert sum(t["points"] for t in results["tests"]) == pytest.approx(results["score"] * most)
+    return results["score"] * most, most
+
+
+@pytest.fixture(scope="module")
+def nbgrader_totals(tmp_path_factory) -> dict[str, tuple[float, float]]:
+    """A real ``nbgrader autograde`` of the three submissions, each a copy of the released notebook with the
+    class written in: the gradebook's total of each."""
+    from nbgrader.api import Gradebook
+
+    course = tmp_path_factory.mktemp("nbgrader-course")
+    assert micrograde("template", "nbgrader", str(course / "source" / "micrograd"), "--config",
+                      str(COURSE)).returncode == 0
+    (course / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\n")
+    nbgrader = [str(Path(sys.executable).parent / "nbgrader")]
+    subprocess.run([*nbgrader, "generate_assignment", "micrograd", "--force"], cwd=course, check=True,
+                   capture_output=True, timeout=300)
+    released = nbformat.read(course / "release" / "micrograd" / "micrograd.ipynb", as_version=4)
+    for student, source in SUBMISSIONS.items():
+        book = nbformat.from_dict(json.loads(json.dumps(released)))
+        value, train = source.split("\n\ndef train_step")
+        for cell in book.cells:
+            if cell.cell_type == "code" and cell.source.startswith("class Value"):
+                cell.source = value.split("\n\n\n", 1)[1]
+            elif cell.cell_type == "code" and cell.source.startswith("def train_step"):
+                cell.source = "def train_step" + train
+        (course / "submitted" / student / "micrograd").mkdir(parents=True)
+        nbformat.write(book, course / "submitted" / student / "micrograd" / "micrograd.ipynb")
+    subprocess.run([*nbgrader, "autograde", "micrograd", "--force"], cwd=course, check=True, capture_output=True,
+                   timeout=900)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        found = {s: gradebook.find_submission("micrograd", s) for s in SUBMISSIONS}
+        return {s: (submission.score, submission.max_score) for s, submission in found.items()}
+
+
+@pytest.fixture(scope="module")
+def batch_totals(tmp_path_factory) -> dict[str, tuple[float, float]]:
+    """``micrograde batch`` of the three, one folder a student: grades.csv's score and max_score."""
+    folder = tmp_path_factory.mktemp("batch")
+    for student, source in SUBMISSIONS.items():
+        (folder / "submissions" / student).mkdir(parents=True)
+        (folder / "submissions" / student / "engine.py").write_text(source)
+    done = micrograde("batch", str(folder / "submissions"), "--out", str(folder / "out"), "--config", str(COURSE),
+                      "--jobs", "2", timeout=600)
+    assert done.returncode in (0, 1), done.stderr
+    with open(folder / "out" / "grades.csv", newline="") as fh:
+        return {row["id"]: (float(row["score"]), float(row["max_score"])) for row in csv.DictReader(fh)}
+
+
+@pytest.mark.parametrize("name", list(SUBMISSIONS))
+def test_every_route_gives_the_staff_reports_total(tmp_path, name, batch_totals, nbgrader_totals):
+    folder = exercises(tmp_path / "student", SUBMISSIONS[name])
+    staff = staff_report(folder)
+    total = (staff["score"], staff["max_score"])
+    assert total[1] == 81.0
+    if name == "correct":
+        assert total == (81.0, 81.0) and staff["diagnoses"] == []
+    else:
+        assert total[0] < 81.0 and total[0] != math.floor(total[0])  # a fraction of a point lost
+    exact = {**grade_routes(folder), "batch": batch_totals[name], "gradescope": gradescope_route(folder, tmp_path),
+             "pytest": pytest_route(folder), "prairielearn": prairielearn_route(folder, tmp_path),
+             "nbgrader": nbgrader_totals[name]}
+    for route, points in exact.items():
+        assert points == pytest.approx(total), route
+    for route, points in (("classroom50", classroom50_route(folder, tmp_path)),
+                          ("github classroom", github_classroom_route(folder, tmp_path))):
+        assert points == whole(staff), route
+        if name == "correct":
+            assert points == total, route
+
+
+def test_the_prairielearn_recipe_and_its_try_out(tmp_path):
+    """The docs' two PrairieLearn blocks: the grader's files, then its entrypoint on the untouched stubs."""
+    import shutil
+
+    from helpers import ROOT
+    from recipes import run_recipe
+
+    assert run_recipe("docs/ci.md", "## PrairieLearn", tmp_path).returncode == 0
+    options = json.loads((tmp_path / "pl-grader" / "info.json").read_text())["externalGradingOptions"]
+    assert options["entrypoint"] == "/opt/micrograde/run_grader" and 0 < options["timeout"] <= 600
+    assert "/opt/micrograde/venv" in (tmp_path / "pl-grader" / "Dockerfile").read_text()
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    result = run_recipe("docs/ci.md", "## PrairieLearn", tmp_path, block=1)
+    assert result.returncode == 0, result.stderr
+    results = json.loads(result.stdout)
+    jsonschema.validate(results, PL_SCHEMA)
+    assert results["gradable"] is True and results["score"] == 0.0 and len(results["tests"]) == 29
+    assert str(tmp_path) not in result.stdout  # the student's files are named, not the machine's paths
+    nothing = tmp_path / "nothing"
+    (nothing / "student").mkdir(parents=True)
+    (nothing / "student" / "notes.txt").write_text("no code")
+    subprocess.run([sys.executable, str(tmp_path / "pl-grader" / "run_grader")], check=True, timeout=300,
+                   env={**os.environ, "MICROGRADE_GRADE_ROOT": str(nothing), "PATH": f"{BIN}:{os.environ['PATH']}"})
+    results = json.loads((nothing / "results" / "results.json").read_text())
+    jsonschema.validate(results, PL_SCHEMA)
+    assert results["gradable"] is False and "no .py or .ipynb" in results["format_errors"][0]
+
+
+def test_the_nbgrader_recipe(tmp_path):
+    """The docs' nbgrader block: a locked, autograded test cell per target, worth its points."""
+    from recipes import run_recipe
+
+    (tmp_path / "micrograde.toml").write_text(COURSE.read_text())
+    assert run_recipe("docs/ci.md", "## nbgrader on JupyterHub", tmp_path).returncode == 0
+    book = nbformat.read(tmp_path / "source" / "micrograd" / "micrograd.ipynb", as_version=4)
+    tests = [c for c in book.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert [(c.metadata.nbgrader["grade_id"], c.metadata.nbgrader["points"]) for c in tests] == [
+        ("micrograde-add", 10), ("micrograde-mul", 10), ("micrograde-relu", 15), ("micrograde-exp", 10),
+        ("micrograde-truediv", 6), ("micrograde-backward", 20), ("micrograde-train-step", 10)]
+    assert all(c.metadata.nbgrader["locked"] for c in tests) and not any("check(" in c.source for c in book.cells)
