@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 REACH = 12  # pieces a piece that does not compile alone is tried with
 MAX_PIECES = 4000  # a file with more top-level statements than this is not salvaged: it is refused whole
+BUDGET = 4  # times the file's size compiled at most while salvaging it (a broken file costs a few parses)
 CONTINUATION = re.compile(r"(else|elif|except|finally)\b|[)\]}]")
 DEFINES = re.compile(r"(?:async\s+def|def|class)\s+(\w+)")
 
@@ -44,6 +45,35 @@ class LeftOut:
         3-4``."""
         lines = f"line {self.first}" if self.first == self.last else f"lines {self.first}-{self.last}"
         return f"the {self.kind} {self.defines} ({lines})" if self.defines else f"the statement at {lines}"
+
+
+# A line as Python counts lines, with its ending: only \n, \r\n and \r end one (not \f, unlike splitlines).
+LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def blanked(source: str, lines: list[int]) -> str:
+    """``source`` with ``lines`` made blank (a space and their own ending: never a bare ending that
+    could join a ``\\r`` before it into one ``\\r\\n``), so every other line keeps its number."""
+    numbered = LINE.findall(source)
+    for number in lines:
+        text = numbered[number - 1]
+        numbered[number - 1] = " " + text[len(text.rstrip("\r\n")):]
+    return "".join(numbered)
+
+
+# An f-string whose braces hold the quote that delimits it: legal only from Python 3.12 (PEP 701).
+_NESTED_QUOTES = re.compile(r"""\b[rR]?[fF][rR]?(['"]).*\{[^}]*\1""")
+
+
+def newer_syntax(source: str, line: int | None) -> str:
+    """Why code that a newer Python accepts fails here, if that is the reason: it says which version."""
+    lines = source.splitlines()
+    if sys.version_info < (3, 12) and line is not None and 0 < line <= len(lines) and _NESTED_QUOTES.search(
+            lines[line - 1]):
+        ran = f"{sys.version_info.major}.{sys.version_info.minor}"
+        return (f" (this f-string reuses its own quotes inside {{ }}, which needs Python 3.12 or newer; "
+                f"micrograde runs on Python {ran} here: use the other kind of quotes inside)")
+    return ""
 
 
 def starts(lines: list[str]) -> list[int]:
@@ -77,11 +107,15 @@ def salvaged(source: str, filename: str) -> tuple[str, list[LeftOut]] | None:
     bounds = [*found, len(lines)]
     kept = [line if i < found[0] else "" for i, line in enumerate(lines)]
     left_out = []
+    budget = BUDGET * len(source)
     k = 0
     while k < len(found):
         first_error = None
         for reach in range(1, min(REACH, len(found) - k) + 1):
             text = "".join(lines[bounds[k]:bounds[k + reach]])
+            budget -= len(text)
+            if budget < 0:
+                return None
             error = compiles(text, filename)
             if error is None:
                 kept[bounds[k]:bounds[k + reach]] = lines[bounds[k]:bounds[k + reach]]
@@ -114,32 +148,3 @@ def defines(source: str, name: str) -> bool:
     """Whether ``source``, which does not parse, defines ``name`` at its top level (``class Value``...), as
     far as its lines say."""
     return re.search(rf"^(?:class|def|async\s+def)\s+{re.escape(name)}\b", source, re.MULTILINE) is not None
-
-
-# A line as Python counts lines, with its ending: only \n, \r\n and \r end one (not \f, unlike splitlines).
-LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def blanked(source: str, lines: list[int]) -> str:
-    """``source`` with ``lines`` made blank (a space and their own ending: never a bare ending that
-    could join a ``\\r`` before it into one ``\\r\\n``), so every other line keeps its number."""
-    numbered = LINE.findall(source)
-    for number in lines:
-        text = numbered[number - 1]
-        numbered[number - 1] = " " + text[len(text.rstrip("\r\n")):]
-    return "".join(numbered)
-
-
-# An f-string whose braces hold the quote that delimits it: legal only from Python 3.12 (PEP 701).
-_NESTED_QUOTES = re.compile(r"""\b[rR]?[fF][rR]?(['"]).*\{[^}]*\1""")
-
-
-def newer_syntax(source: str, line: int | None) -> str:
-    """Why code that a newer Python accepts fails here, if that is the reason: it says which version."""
-    lines = source.splitlines()
-    if sys.version_info < (3, 12) and line is not None and 0 < line <= len(lines) and _NESTED_QUOTES.search(
-            lines[line - 1]):
-        ran = f"{sys.version_info.major}.{sys.version_info.minor}"
-        return (f" (this f-string reuses its own quotes inside {{ }}, which needs Python 3.12 or newer; "
-                f"micrograde runs on Python {ran} here: use the other kind of quotes inside)")
-    return ""
