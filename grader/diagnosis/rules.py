@@ -137,6 +137,10 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     return codes
 
 
+# The errors of a name read where it is not bound.
+UNBOUND = ("NameError", "UnboundLocalError")
+
+
 def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """Codes for ``backward`` from the order the nodes ran in and the gradients that resulted."""
     unusable, errors = unusable_and_errors(verdicts)
@@ -145,6 +149,10 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     codes: dict[str, Verdict] = {}
     if errors:
         codes["crash"] = smallest(errors)
+        if codes["crash"].error.get("type") in UNBOUND:
+            # A name read where it is bound only on some graphs (the last operand a loop saw): the statement that
+            # reads it is the one mistake, and the wrong results of the graphs where it is bound follow from it.
+            return codes
     for verdict in sorted((v for v in verdicts if v.error is None and not v.grads_ok),
                           key=lambda v: v.case.rank):
         for fault in sorted(verdict.faults):
