@@ -9,7 +9,8 @@ a constant changed; a comparison turned round; an argument of a call or an item
 of a tuple dropped; ``reversed(x)`` to ``x``; one name read in place of another
 of the same function), grades each in this process as ``micrograde grade`` does,
 and reports, for each: whether the grade detects it (some target loses points),
-the codes, and whether every diagnosis points at the mutated statement. Where a
+whether its codes are right (``Result.right_code``: one misconception, of the target
+that grades the mutated function), and whether every diagnosis points at the mutated statement. Where a
 statement was deleted, that is the statement now standing where it belongs (the
 next one of its block; any line of the one before it, if it was the last; the ``pass`` that
 replaces a block's only statement); where two were swapped, either of them.
@@ -19,8 +20,8 @@ they are our own mutants) are run on a fixed set of expressions and training
 steps against the reference engine (``train_step`` on the reference's model,
 when the unmutated engine can train it), so a mutant that loses no point is told
 apart as equivalent (still correct) or missed, and a correct one that loses
-points is a false alarm. The rates printed at the end are the ones issue 23 sets
-bars for: right line (of the detected mutants) and no false alarm.
+points is a false alarm. The rates printed at the end are the ones the project sets
+bars for: right code and right line (of the detected mutants), and no false alarm.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ SOLUTION = ROOT / "tests" / "corpus" / "solution.py"
 # The graded methods and what they lean on. The operators the scaffold gives (``-``, ``/``, unary minus)
 # are graded by no default target, nor are relu and __repr__.
 METHODS = {"__init__", "__add__", "__mul__", "__pow__", "tanh", "backward", "__radd__", "__rmul__", "train_step"}
+# The target that grades each mutated function (``__init__`` is every target's).
+TARGET_OF = {"__add__": "add", "__radd__": "add", "__mul__": "mul", "__rmul__": "mul", "__pow__": "pow",
+             "tanh": "tanh", "backward": "backward", "train_step": "train_step"}
 NAMES = ("self", "other", "out", "v", "child", "node", "t", "x", "p", "loss")
 
 
@@ -75,6 +79,20 @@ class Result:
     @property
     def right_line(self) -> bool:
         return bool(self.diagnoses) and all(line in self.mutant.lines for _, _, line in self.diagnoses)
+
+    @property
+    def right_code(self) -> bool:
+        """One statement changed is one misconception: every diagnosis is of the target that grades the
+        mutated function (of any target, for ``__init__``, which they all share), one code per target, and
+        none is ``interface``, which says no node of the class can be made (right only of ``__init__``)."""
+        if not self.diagnoses:
+            return False
+        own = TARGET_OF.get(self.mutant.function)
+        targets = [target for target, _, _ in self.diagnoses]
+        codes = {(target, code) for target, code, _ in self.diagnoses}
+        if own is not None and (set(targets) != {own} or any(code == "interface" for _, code in codes)):
+            return False
+        return len(codes) == len(set(targets))
 
 
 # ---------------------------------------------------------------- making mutants
@@ -373,7 +391,8 @@ def main() -> None:
         for mutant in found:
             result = measure(mutant, Path(tmp), train)
             results.append(result)
-            wrong = result.detected and not result.right_line or (not result.buggy and result.detected)
+            wrong = (result.detected and not (result.right_line and result.right_code)
+                     or (not result.buggy and result.detected))
             if args.show == "all" or (args.show == "wrong" and wrong):
                 codes = ", ".join(f"{t}:{c}@{line}" for t, c, line in result.diagnoses) or "-"
                 print(f"{'ok ' if not wrong else 'BAD'} {mutant.name} | want {sorted(mutant.lines)} | {codes}"
@@ -382,9 +401,11 @@ def main() -> None:
     correct = [r for r in results if not r.buggy]
     detected = [r for r in buggy if r.detected]
     right = [r for r in detected if r.right_line]
+    coded = [r for r in detected if r.right_code]
     false = [r for r in correct if r.detected]
     print(f"\n{len(results)} mutants: {len(buggy)} wrong, {len(correct)} still correct")
     print(f"detected: {len(detected)}/{len(buggy)} wrong mutants ({100 * len(detected) / max(1, len(buggy)):.1f}%)")
+    print(f"right code: {len(coded)}/{len(detected)} detected ({100 * len(coded) / max(1, len(detected)):.1f}%)")
     print(f"right line: {len(right)}/{len(detected)} detected ({100 * len(right) / max(1, len(detected)):.1f}%)")
     print(f"full marks: {len(correct) - len(false)}/{len(correct)} still-correct mutants")
     missed = [r.mutant.name for r in buggy if not r.detected]
@@ -394,7 +415,8 @@ def main() -> None:
         args.json.write_text(json.dumps([{
             "name": r.mutant.name, "function": r.mutant.function, "operator": r.mutant.operator,
             "lines": sorted(r.mutant.lines), "buggy": r.buggy, "lost": r.lost,
-            "diagnoses": r.diagnoses, "right_line": r.right_line} for r in results], indent=1))
+            "diagnoses": r.diagnoses, "right_line": r.right_line,
+            "right_code": r.right_code} for r in results], indent=1))
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from grader.judging.judge import (
 )
 from grader.judging.kinds import PREPARE, UNREADABLE, Prepared
 from grader.report.model import Report
-from grader.submission import shape
+from grader.submission import broken
 from grader.submission.siblings import read_as_run
 from grader.submission.source import Submission
 
@@ -241,10 +241,9 @@ def build_report(submission: str, exercise: Exercise, options: Options, outcomes
 def reading_warnings(submission: Submission, exercise: Exercise, options: Options) -> tuple[str, ...]:
     """What reading the submission left to say: a class taken under another name, what reading left
     out, a course configuration of the submission's own that was ignored."""
-    warnings = []
-    if renamed := shape.adopt_value_class(submission):
-        warnings.append(renamed)
-    warnings += [note for source in dict.fromkeys(submission.providers.values()) for note in source.notes]
+    warnings = [*submission.notes, *(note for source in dict.fromkeys(submission.providers.values())
+                                      for note in source.notes)]
+    warnings += broken.warnings(submission)
     own = submission.path if submission.path.is_dir() else submission.path.parent
     warnings += course_config.ignored([own, *options.around], exercise.config)
     return tuple(warnings)
@@ -263,7 +262,8 @@ def grade_submission(submission: Submission, options: Options | None = None, exe
         session = Session(submission, workdir, exercise, started)
         try:
             session.open()
-            load = read_load(submission, session.loaded, exercise.config.load_time_limit)
+            load = read_load(submission, session.loaded, exercise.config.load_time_limit,
+                             exercise.config.allowed_modules)
             outcomes = [run_target(target, session, exercise, options, load.blocked) for target in exercise.targets]
             observed = session.observed()
         finally:

@@ -87,6 +87,8 @@ def subjects() -> dict[str, Subject]:
         found[f"realstyle/{name}"] = Subject(REALSTYLE / entry["path"], config)
         if "relu_course" in entry:
             found[f"realstyle/{name}@relu"] = Subject(REALSTYLE / entry["path"], REALSTYLE / "relu-course.toml")
+        if "ops_course" in entry:
+            found[f"realstyle/{name}@ops"] = Subject(REALSTYLE / entry["path"], REALSTYLE / "ops-course.toml")
     found["bundled/exercises"] = Subject(ROOT / "exercises")
     found["bundled/reference"] = Subject(ROOT / "reference")
     for course in sorted((TESTS / "courses").glob("*.toml")):

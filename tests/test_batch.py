@@ -96,6 +96,14 @@ def test_batch_grades_everyone_and_survives_the_bad_ones(classroom, tmp_path):
     assert ["bob", "", "", "bob", "", grades["bob"]["score"]] in lms
     assert ["dave", "", "", "dave", "", ""] in lms  # not graded: blank, which Canvas and Moodle leave ungraded
     assert "6/6" in result.stderr  # plain progress lines when not on a terminal
+    assert "dave: not graded (unreadable)" in result.stderr
+    # dave is a blank in the summary too: in neither the mean nor the histogram.
+    scores = [float(grades[s]["score"]) for s in grades if s != "dave"]
+    assert summary.splitlines()[2] == (f"6 submissions, 5 graded; mean score {sum(scores) / 5:.1f}; 2 with full marks; "
+                                       "1 not graded (blank in the gradebooks, listed below).")
+    histogram = summary.split("## Score distribution")[1].split("## Targets")[0]
+    assert sum(int(row.split("|")[2]) for row in histogram.splitlines() if row.startswith("| ") and "–" in row) == 5
+    assert json.loads((out / "reports" / "dave.json").read_text())["score"] is None
 
 
 def test_reports_do_not_depend_on_jobs_or_order(classroom, tmp_path):
@@ -291,3 +299,16 @@ def test_progress_bar_on_a_terminal(tmp_path):
     lines = shown.decode().split("\r")
     assert re.search(r"\[#{15}\.{15}\] 1/2 \d+\.\d/s \d+ s left", lines[1]), lines
     assert re.search(r"\[#{30}\] 2/2 \d+\.\d/s", lines[2]), lines
+
+
+def test_the_summary_lists_reports_flagged_for_a_human():
+    """An autograd library left out of ungraded code keeps the grade, and the summary lists it to look at."""
+    from grader.staff.summary import summarise
+
+    flagged = ("work.py, line 3 imports torch outside the graded code: it and the lines that use it were left "
+               "out and the rest of the file ran; no graded code uses it, so the grade stands, flagged for a human "
+               "to look at")
+    report = {"status": "graded", "score": 100.0, "max_score": 100.0, "targets": {}, "diagnoses": [],
+              "warnings": [flagged]}
+    summary = summarise([("gina", report)])
+    assert summary.problems == [("gina", "flagged", flagged)] and summary.mean == 100.0

@@ -238,6 +238,9 @@ def test_hidden_checks_count_for_everyone_and_only_staff_see_why(tmp_path):
     ("[scaffold]\nclass = 'not a name'\n", "[scaffold] class"),
     ("targets = 3\n", "[targets] must list at least one target"),
     ("[targets\n", "not valid TOML"),
+    ("[policy]\nallowed_modules = 'numpy'\n", "[policy] allowed_modules: expected a list of module names"),
+    ("[policy]\nallowed_modules = ['torch']\n", "[policy] allowed_modules: torch cannot be allowed"),
+    ("[policy]\nallowed = ['numpy']\n", "[policy]: unknown key 'allowed'"),
 ])
 def test_config_errors_name_the_key(tmp_path, text, message):
     config = tmp_path / "micrograde.toml"
@@ -257,6 +260,15 @@ def test_config_from_pyproject_and_its_hash(tmp_path):
     assert course_config.load(same).sha256 == loaded.sha256 != course_config.default().sha256
     (tmp_path / "other.toml").write_text("[targets.add]\npoints = 41\n")
     assert course_config.load(tmp_path / "other.toml").sha256 != loaded.sha256
+
+
+def test_allowing_no_module_means_what_the_default_means(tmp_path):
+    """``[policy] allowed_modules``: an empty list is the default, and a list of modules a course of its own."""
+    (tmp_path / "none.toml").write_text("[policy]\nallowed_modules = []\n")
+    (tmp_path / "numpy.toml").write_text("[policy]\nallowed_modules = ['numpy', 'numpy']\n")
+    assert course_config.load(tmp_path / "none.toml").sha256 == course_config.default().sha256
+    allowing = course_config.load(tmp_path / "numpy.toml")
+    assert allowing.allowed_modules == ("numpy",) and allowing.sha256 != course_config.default().sha256
 
 
 def test_bundled_exercises_are_the_default_scaffold():

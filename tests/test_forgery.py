@@ -19,7 +19,7 @@ from grader.child.inside import reading
 from grader.child.worker import parse_reply, read_reply
 from grader.exercise.cases import Case, TrainCase
 from grader.grade import Options, grade
-from grader.judging import judge
+from grader.judging import judge, training
 from grader.judging.plan import plan_op
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -93,6 +93,20 @@ def test_borrowing_the_reference_value_earns_nothing(tmp_path, mode, name):
 def test_switching_the_audit_hook_off_still_forbidden(tmp_path, mode, attacks):
     report = run(tmp_path, attack(*attacks) + "\n" + TRAIN_ONLY)
     assert_forbidden(report)
+
+
+# __mul__ with the right value that passes no gradient to its operands.
+MUL_PASSES_NOTHING = SOLUTION.replace("""            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad""", """            pass""")
+
+
+def test_keeping_another_targets_stand_in_earns_nothing(tmp_path, mode):
+    """The wrapper that stands in for __mul__ while __add__ is graded, kept and called as __mul__ when
+    __mul__ is graded, is the submission's own __mul__ again."""
+    report = run(tmp_path, MUL_PASSES_NOTHING + attack("isolation_stash"))
+    honest = deserved(tmp_path, MUL_PASSES_NOTHING, mode)
+    assert honest.target_scores()["mul"][0] < honest.target_scores()["mul"][1]
+    assert_same_verdict(report, honest)
 
 
 def test_the_hooks_helpers_cannot_be_rewritten_through_a_refusals_traceback(tmp_path, mode):
@@ -285,7 +299,7 @@ def test_forged_training_parameters_fail_without_an_overflow():
     weights = [0.1] * 41
     xs, ys = [[1.0, 2.0, 3.0]], [1.0]
     reply = {"losses": [1.0, 1.0], "params": [[1e200] * 41, [1e200] * 41]}  # the second loss is judged on these
-    verdict = judge.judge_train(case, weights, xs, ys, reply, judge.Tolerance())
+    verdict = training.judge_train(case, weights, xs, ys, reply, judge.Tolerance())
     assert not verdict.passed("both")
 
 

@@ -280,9 +280,14 @@ def test_obfuscated_import_of_the_reference(tmp_path, mode):
 
 
 def test_static_import_of_an_autograd_library(tmp_path, mode):
-    report = run(tmp_path, "try:\n    import torch\nexcept ImportError:\n    pass\n" + SOLUTION, bound=20)
+    """Graded code that imports a library: forbidden, wherever the library is installed."""
+    source = SOLUTION.replace("def train_step(model, xs, ys, lr):\n",
+                              "def train_step(model, xs, ys, lr):\n    try:\n        import torch\n"
+                              "    except ImportError:\n        pass\n")
+    report = run(tmp_path, source, bound=20)
     assert report.codes("submission") == ["forbidden-import"]
-    assert report.score == 0.0 and report.diagnoses[0].line == 2
+    assert report.score == 0.0 and report.diagnoses[0].line == SOLUTION.splitlines().index(
+        "def train_step(model, xs, ys, lr):") + 3
 
 
 def test_no_network(tmp_path, mode):

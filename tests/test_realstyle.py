@@ -20,7 +20,9 @@ from golden import REALSTYLE, REALSTYLE_EXPECTED, report_of
 EXPECTED = REALSTYLE_EXPECTED
 DEFAULT_TARGETS = ("add", "mul", "pow", "tanh", "backward", "train_step")
 RELU_TARGETS = ("add", "mul", "pow", "relu", "backward", "train_step")
-NOT_SUBMISSIONS = {"expected.toml", "relu-course.toml", "short-load.toml", "ruff.toml"}
+OPS_TARGETS = ("add", "mul", "pow", "tanh", "neg", "sub", "truediv", "backward", "train_step")
+NOT_SUBMISSIONS = {"expected.toml", "relu-course.toml", "ops-course.toml", "numpy-course.toml", "short-load.toml",
+                   "ruff.toml"}
 
 
 def mentions(text: str, phrase: str) -> bool:
@@ -55,6 +57,11 @@ def assert_verdict(report: dict, expected: dict, targets: tuple[str, ...]) -> No
             assert (score, found) == (max_score, []), f"{target} should keep full marks: {score}/{max_score} {found}"
         elif verdict == "lost":
             assert (score, found) == (0.0, []), f"{target} should lose every point, undiagnosed: {score} {found}"
+        elif isinstance(verdict, list):  # two bugs: each its own diagnosis, at its own line
+            assert score < max_score, f"{target} should lose points"
+            assert sorted(d["code"] for d in found) == sorted(c for bug in verdict for c in bug["codes"]), found
+            for bug in verdict:
+                assert_diagnoses([d for d in found if d["code"] in bug["codes"]], bug, target)
         else:
             assert score < max_score, f"{target} should lose points"
             assert_diagnoses(found, verdict, target)
@@ -89,11 +96,22 @@ def test_relu_course(name):
     assert_verdict(report_of(f"realstyle/{name}@relu"), EXPECTED[name]["relu_course"], RELU_TARGETS)
 
 
+OPS_CASES = sorted(name for name in EXPECTED if "ops_course" in EXPECTED[name])
+
+
+@pytest.mark.parametrize("name", OPS_CASES)
+def test_ops_course(name):
+    """Graded with ``ops-course.toml``, which makes ``__neg__``, ``__sub__`` and ``__truediv__`` targets of their own:
+    an op written through another is right in itself when the ops it calls are, and each bug is charged once."""
+    assert_verdict(report_of(f"realstyle/{name}@ops"), EXPECTED[name]["ops_course"], OPS_TARGETS)
+
+
 def test_every_submission_has_an_expected_verdict():
     submissions = {p.name for p in REALSTYLE.iterdir() if not p.name.startswith((".", "__"))} - NOT_SUBMISSIONS
     assert submissions == {Path(EXPECTED[name]["path"]).parts[0] for name in EXPECTED}
     assert len(submissions) >= 30
     assert RELU_CASES, "karpathy-style relu engines need relu-course expectations"
+    assert OPS_CASES, "engines with delegating operators need ops-course expectations"
 
 
 NOTEBOOKS = sorted(REALSTYLE.rglob("*.ipynb"))

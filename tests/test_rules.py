@@ -11,7 +11,8 @@ from grader.diagnosis import feedback, rules
 from grader.diagnosis.training import TrainShape
 from grader.exercise.cases import Case, Check, TrainCase, a, b, c, case
 from grader.grade import Options, grade
-from grader.judging.judge import Verdict, parameter_name
+from grader.judging.judge import Verdict
+from grader.judging.training import parameter_name
 
 
 def grads_wrong(*cases, faults=frozenset()) -> list[Verdict]:
@@ -123,3 +124,48 @@ def test_a_lost_child_names_the_case_it_was_running(tmp_path):
     assert (diagnosis.code, diagnosis.target) == ("timeout", "add")
     assert "on (a + b) with a = 2, b = -3." in diagnosis.message
     assert path.read_text().splitlines()[diagnosis.line - 1].strip() == "while True:"
+
+
+# One statement is one misconception: what follows from it is not charged again.
+
+
+def test_a_wrong_formula_that_also_raises_is_wrong_forward_alone():
+    zero = case(a.tanh(), a=0.0)
+    raised = Verdict(zero, error={"type": "ZeroDivisionError", "message": "float division by zero", "phase": "forward"})
+    wrong = Verdict(case(a.tanh(), a=1.0), forward_ok=False, grads_ok=False)
+    assert list(rules.diagnose_op("tanh", [raised, wrong])) == ["wrong-forward"]
+    # Raising in the backward pass is a mistake of its own.
+    in_backward = Verdict(zero, error={"type": "AttributeError", "message": "gard", "phase": "backward"})
+    assert sorted(rules.diagnose_op("tanh", [in_backward, wrong])) == ["crash", "wrong-forward"]
+
+
+def test_a_pass_that_runs_the_root_in_every_nodes_place_is_one_code():
+    small = Verdict(ONCE, grads_ok=False, faults={"repeated-visit"}, traces=[[2, 2, 2]])
+    larger = Verdict(ONCE_DEEPER, grads_ok=False, faults={"incomplete-traversal"}, traces=[[4, 4, 4, 4, 4]])
+    assert list(rules.diagnose_backward([small, larger])) == ["repeated-visit"]
+    # Nodes skipped and others run twice, each its own run: two mistakes.
+    skipping = Verdict(ONCE_DEEPER, grads_ok=False, faults={"incomplete-traversal"}, traces=[[4, 2, 0, 1]])
+    assert sorted(rules.diagnose_backward([small, skipping])) == ["incomplete-traversal", "repeated-visit"]
+
+
+def test_a_name_bound_only_on_some_graphs_is_the_crash_alone():
+    unbound = Verdict(case(a, a=2.0), error={"type": "UnboundLocalError", "phase": "backward",
+                                             "message": "cannot access local variable 'child'"})
+    assert list(rules.diagnose_backward([unbound] + grads_wrong(ONCE, faults={"missing-seed"}))) == ["crash"]
+
+
+def test_a_wrong_update_that_also_piles_gradients_up_is_both():
+    steps = TrainCase(steps=3, lr=0.05)
+    uphill = Verdict(steps, grads_ok=False, train={"right_steps": [False] * 3, "moved": [True] * 3,
+                                                    "accumulates": True})
+    codes = rules.diagnose_train([uphill], TrainShape(calls_backward=True, updates=True, updates_data=True))
+    assert sorted(codes) == ["missing-zero-grad", "wrong-update"]
+    steady = Verdict(steps, grads_ok=False, train={**uphill.train, "accumulates": False})
+    assert list(rules.diagnose_train([steady])) == ["wrong-update"]
+
+
+def test_an_update_of_the_loss_is_wrong_update_and_its_returned_loss_not_charged_again():
+    frozen = Verdict(TrainCase(steps=1, lr=0.05), forward_ok=False, grads_ok=False,
+                     train={"right_steps": [False], "moved": [False], "accumulates": False})
+    shape = TrainShape(calls_backward=True, updates=True, updates_data=False, updates_returned=True)
+    assert list(rules.diagnose_train([frozen], shape)) == ["wrong-update"]

@@ -19,7 +19,7 @@ import pytest
 from helpers import ROOT, micrograde
 from recipes import section
 
-from grader.errors import ConfigError, InputError
+from grader.errors import ConfigError
 from grader.exercise import shapes
 from grader.exercise.config import as_toml, load, parse, tables
 from grader.exercise.tensorcases import checks
@@ -140,11 +140,7 @@ def test_the_staff_docs_worked_configuration_is_the_courses():
     assert tomllib.loads(block) == tomllib.loads(COURSE.read_text())
 
 
-# A folder holding a committed virtual environment is refused as too many files until reading a folder leaves
-# virtual environments out (issue 34's change): strict, so the test says so the day it passes.
-COMMITTED_VENV = pytest.mark.xfail(raises=InputError, strict=True, reason="a committed venv/ is read as the work")
-HOMEWORK_CASES = [pytest.param(name, marks=COMMITTED_VENV) if name == "venv_committed" else name
-                  for name in sorted(VERDICTS) if name != "tensor_indent"]
+HOMEWORK_CASES = [name for name in sorted(VERDICTS) if name != "tensor_indent"]
 
 
 @pytest.mark.parametrize("name", HOMEWORK_CASES)

@@ -16,8 +16,18 @@ from pathlib import Path
 from grader.child.worker import Streams, Worker, WorkerLost, captured_output, cpu_limit
 from grader.exercise.kinds import LANES, PLAIN, Lane
 from grader.exercise.names import CHILDREN_NAMES
+from grader.exercise.ops import OPS, reflection
 from grader.exercise.targets import Exercise
 from grader.submission.source import Submission
+
+# The share of the load limit after which the child stops the submission's code where it is, so that the
+# report can say which statement was running before the grading process gives the child up.
+LOAD_STOP = 0.8
+
+
+def load_stop(limit: float) -> float:
+    """The seconds a load runs before the child stops it: the time it is given (``LOAD_STOP`` of ``limit``)."""
+    return max(0.05, LOAD_STOP * limit)
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,7 @@ class Watch:
             self.equality = reply["equality"]
         inferred = reply.get("inferred")
         if isinstance(inferred, dict) and not self.inferred:
-            self.inferred = {role: name for role, name in inferred.items() if role in ("grad", "_backward")
+            self.inferred = {role: name for role, name in inferred.items() if role in ("data", "grad", "_backward")
                              and isinstance(name, str) and name.isidentifier() and len(name) <= 40}
         return reply
 
@@ -126,7 +136,8 @@ class Session:
                            "isolated": source.kind == "ipynb"}
                           for u in source.units if not u.syntax_error],
             })
-        return {"kind": "load", "modules": modules, "time_limit": self.exercise.config.load_time_limit,
+        return {"kind": "load", "modules": modules, "stop_after": load_stop(self.exercise.config.load_time_limit),
+                "isolation": isolation(self.exercise),
                 "children_names": CHILDREN_NAMES,
                 "roles": {role.key: {"name": name, "what": role.what} for role, name in self.submission.names.items()}}
 
@@ -202,6 +213,8 @@ class Session:
             try:
                 again = self.settle(lane, load_id)
                 said = said if isinstance(said.get("defined"), dict) and said["defined"] else again
+                if stopped_for_time(again):
+                    self.forget(lane)  # loaded beside the first: it is tried again alone, when its target is graded
             except WorkerLost:
                 self.forget(lane)
         self.loaded = loaded_from(said, self.watch.violations)
@@ -234,7 +247,11 @@ class Session:
             raise self.loaded.lost
         worker = self.workers[lane]
         if worker is None or not worker.alive:
-            self.settle(lane, self.launch(lane))
+            if stopped_for_time(self.settle(lane, self.launch(lane))):
+                self.forget(lane)
+                raise WorkerLost("timeout", f"loading the submission again, in the process that grades this target, "
+                                            f"ran past {self.exercise.config.load_time_limit:g} s, the load limit "
+                                            "(the code at its top level runs in every process that grades it)")
             worker = self.workers[lane]
         for reply in worker.call_many(requests, max(0.05, deadline - time.monotonic())):
             yield self.watch.observe(reply)
@@ -247,6 +264,26 @@ class Session:
         """End the children (a later call starts a fresh one)."""
         for lane in self.workers:
             self.forget(lane)
+
+
+def stopped_for_time(reply: dict) -> bool:
+    """Whether a child's load reply says it stopped the submission's top-level code for time."""
+    failures = reply.get("failures")
+    return isinstance(failures, list) and any(isinstance(f, dict) and f.get("type") == "LoadTimeout" for f in failures)
+
+
+def isolation(exercise: Exercise) -> dict[str, dict]:
+    """Every method of the exercise's op targets, with the target that grades it and its result's label:
+    while one target's cases run, the child has the others stand aside (``grader.child.inside.isolation``).
+    A reflected method (``__radd__``) is its op's, unless a target of its own grades it."""
+    graded = {t.name for t in exercise.op_targets}
+    table = {}
+    for name in graded:
+        table[OPS[name].method] = {"target": name, "label": OPS[name].label}
+        reflected = reflection(name)
+        if reflected is not None and reflected not in graded:
+            table[OPS[reflected].method] = {"target": name, "label": OPS[reflected].label}
+    return table
 
 
 def loaded_from(reply: dict, violations: list[str]) -> Loaded:

@@ -75,13 +75,19 @@ def written(submission: Submission, method: str) -> Written | None:
 
 
 def error_location(submission: Submission, error: dict | None) -> Location | None:
-    """The line a child's error report names, in the submission's own files (with its cell)."""
-    if not error or not isinstance(error.get("line"), int):
+    """The line a child's error report names, in the submission's own files (with its cell): where a
+    constructor raised on what it was given (``Value(x, (self), 'exp')``), the student's call of it."""
+    if not error:
+        return None
+    line, file = error.get("line"), error.get("file")
+    if isinstance(error.get("caller_line"), int):
+        line, file = error["caller_line"], error.get("caller_file")
+    if not isinstance(line, int):
         return None
     for source in submission.files:
         for unit in source.units:
-            if unit.filename == error.get("file"):
-                return Location(source.display, error["line"], unit.cell)
+            if unit.filename == file:
+                return Location(source.display, line, unit.cell)
     return None
 
 
@@ -410,9 +416,10 @@ def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | Non
     ``kind`` is the target's kind (op, backward, train), ``method`` the graded function's name,
     ``reflected`` the op's reflected method (``__radd__``) if it has one; ``verdict`` the evidence.
     """
-    # A plain number that is not lifted to a node fails where it is first used; the fault is the lifting.
+    # A plain number that is not lifted to a node fails where it is first used; the fault is the lifting. A
+    # loss that is a plain number fails at its backward(); the fault is where it is computed.
     function = written(submission, method)
-    if verdict is not None and verdict.error is not None and code != "constant-operand":
+    if verdict is not None and verdict.error is not None and code not in ("constant-operand", "wrong-loss"):
         never_set = unbound(function.node, verdict.error) if function is not None else None
         if never_set is not None:
             return function.at(never_set)

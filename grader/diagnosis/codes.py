@@ -50,8 +50,8 @@ CODES: dict[str, Code] = {code.name: code for code in (
                  'that graded code never uses only gives a warning; a constructor that uses it '
                  '(`np.float64(data)`) makes it the verdict of every target that makes nodes',
          what='{method} uses a module that is not installed where micrograde runs: {error}.',
-         concept='Graded code may only use the standard library (math, random): write the formula with math '
-                 'instead, and keep other libraries for plots and demos.'),
+         concept='Graded code may use only the standard library (math, random) and the modules your course '
+                 'allows: write the formula with math instead, and keep other libraries for plots and demos.'),
     Code('wrong-forward', 'any op',
          meaning="the result's `.data` is wrong",
          what="{method} computes the wrong value: the result's .data is wrong.",
@@ -134,8 +134,8 @@ CODES: dict[str, Code] = {code.name: code for code in (
                  'before the next backward pass.'),
     Code('missing-zero-grad', 'train_step',
          meaning='gradients are not reset between steps, so they pile up',
-         what='The first step is right, but later steps are not: gradients from earlier steps pile up on top of '
-              'the new ones.',
+         what='Gradients are not reset between steps: every step after the first moves the parameters by the '
+              'gradients of the steps before it too, piled up on top of its own.',
          concept="Gradients accumulate, so each step must start from zero: reset every parameter's gradient before "
                  'the backward pass.'),
     Code('zero-grad-misplaced', 'train_step',

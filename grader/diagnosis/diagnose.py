@@ -40,7 +40,8 @@ def diagnose(submission: Submission, exercise: Exercise, load: LoadFindings, out
     for outcome in outcomes:
         if outcome.blocked is None:
             diagnoses += diagnose_target(outcome.target, exercise.method(outcome.target.name), list(outcome.verdicts),
-                                         submission, outcome.equality, outcome.lost, outcome.running)
+                                         submission, outcome.equality, outcome.lost, outcome.running,
+                                         exercise.config.allowed_modules)
     warnings = list(load.warnings)
     if (named := inferred_warning(submission.names[VALUE], observed.inferred)) is not None:
         warnings.append(named)

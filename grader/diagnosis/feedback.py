@@ -17,8 +17,19 @@ from grader.judging.judge import Verdict
 
 def describe_error(error: dict) -> str:
     where = f" (line {error['line']})" if error.get("line") else ""
+    if error.get("caller_line") and error.get("caller"):
+        # The constructor raised on what the student's call gave it: the call is what to look at.
+        caller = "the top level" if error["caller"] == "<module>" else error["caller"]
+        where = f" (line {error['caller_line']}, in {caller}, where the constructor it calls raised)"
     message = f": {error['message']}" if error.get("message") else ""
     return f"{error.get('type', 'an error')}{message}{where}"
+
+
+def allowed_but_missing(module: str) -> str:
+    """What is said of a module the course allows that is not installed where micrograde runs: it is the
+    course's to install, not the learner's to rewrite."""
+    return (f"Your course allows {module}: it is missing where micrograde runs, which the course's staff put right "
+            f"by installing it into micrograde's own environment (pip install {module}); your code needs no change.")
 
 
 def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:

@@ -98,6 +98,10 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
             codes.setdefault("constant-operand", own_first(forward_bad))
         else:
             codes["wrong-forward"] = smallest([v for v in forward_bad if not constant(v)])
+    if "wrong-forward" in codes and "crash" in codes and all(v.error.get("phase") == "forward" for v in plain_errors):
+        # A wrong formula that also raises at some inputs (a division by zero the right one never makes, a
+        # node stored as the data that the next op cannot read): one misconception, the wrong value.
+        del codes["crash"]
     # Where the forward value is already wrong, the gradients prove nothing more:
     # only cases with a right forward pass speak about the derivative.
     grads_bad = [v for v in ran if v.forward_ok and not v.grads_ok]
@@ -133,6 +137,10 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     return codes
 
 
+# The errors of a name read where it is not bound.
+UNBOUND = ("NameError", "UnboundLocalError")
+
+
 def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """Codes for ``backward`` from the order the nodes ran in and the gradients that resulted."""
     unusable, errors = unusable_and_errors(verdicts)
@@ -141,6 +149,10 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     codes: dict[str, Verdict] = {}
     if errors:
         codes["crash"] = smallest(errors)
+        if codes["crash"].error.get("type") in UNBOUND:
+            # A name read where it is bound only on some graphs (the last operand a loop saw): the statement that
+            # reads it is the one mistake, and the wrong results of the graphs where it is bound follow from it.
+            return codes
     for verdict in sorted((v for v in verdicts if v.error is None and not v.grads_ok),
                           key=lambda v: v.case.rank):
         for fault in sorted(verdict.faults):
@@ -148,13 +160,19 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     if "incomplete-traversal" in codes or "repeated-visit" in codes:
         # Order only means something for a pass that runs every node once.
         codes.pop("wrong-order", None)
+    if "incomplete-traversal" in codes and "repeated-visit" in codes and all(
+            len(set(trace)) == 1 for v in verdicts if v.error is None and not v.grads_ok for trace in v.traces):
+        # Every pass ran one node's _backward over and over and no other (the order lists the root once per
+        # node, the loop runs the root's closure for each): one misconception, said with the smaller case.
+        codes = {code: v for code, v in codes.items() if code != max(
+            ("incomplete-traversal", "repeated-visit"), key=lambda c: codes[c].case.rank)}
     return codes
 
 
 def frozen(shape: TrainShape | None) -> str:
     """Why no parameter moved, from what ``train_step`` visibly does: no ``backward()`` call,
-    no update, an update of the gradients instead of the data, or else gradients reset
-    between the backward pass and the update."""
+    no update, an update of the gradients (or of another node's data) instead of the parameter's
+    data, or else gradients reset between the backward pass and the update."""
     if shape is not None and not shape.calls_backward:
         return "missing-backward"
     if shape is not None and not shape.updates:
@@ -186,8 +204,14 @@ def diagnose_train(verdicts: list[Verdict], shape: TrainShape | None = None) -> 
             codes.setdefault(frozen(shape), verdict)
         elif not right[0]:
             codes.setdefault("wrong-update", verdict)
+            if verdict.train.get("accumulates"):
+                # The update is wrong, and what it moves by grows with every earlier step's gradients too.
+                codes.setdefault("missing-zero-grad", verdict)
         elif not all(right):
             codes.setdefault("missing-zero-grad", verdict)
         if not verdict.forward_ok:
             codes.setdefault("wrong-loss", verdict)
+    if "wrong-update" in codes and shape is not None and shape.updates_returned:
+        # The update writes the loss's data: the loss returned is wrong through it, one misconception.
+        codes.pop("wrong-loss", None)
     return codes

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from grader.child.session import Loaded
+from grader.child.session import Loaded, load_stop
 from grader.diagnosis import feedback
 from grader.diagnosis.findings import Diagnosis
 from grader.exercise.kinds import Role
-from grader.submission import shape
+from grader.submission import broken, shape
 from grader.submission.notebook import SKIP_TAG, first_line
 from grader.submission.source import Location, Submission
 
-INFERRED = {"grad": "keeps each node's gradient in .{name}", "_backward": "stores each op's closure as .{name}"}
+INFERRED = {"data": "keeps each node's number in .{name}", "grad": "keeps each node's gradient in .{name}",
+            "_backward": "stores each op's closure as .{name}"}
 
 
 def inferred_warning(cls: str, inferred: dict[str, str]) -> str | None:
@@ -60,16 +61,19 @@ def problem(code: str, detail: str, where: Location | None = None) -> Diagnosis:
     return Diagnosis(code, "submission", feedback.message(code, "submission", None, "both", detail), where)
 
 
-def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) -> LoadFindings:
-    """The load-level problems of ``submission``, from reading it and from what loading it said."""
+def read_load(submission: Submission, loaded: Loaded, load_time_limit: float,
+              allowed: tuple[str, ...] = ()) -> LoadFindings:
+    """The load-level problems of ``submission``, from reading it and from what loading it said (``allowed``:
+    the modules the course allows)."""
     diagnoses: list[Diagnosis] = []
     warnings: list[str] = []
     blocked: dict[Role, str] = {}
-    for detail, location in submission.load_problems():
+    problems = [*submission.load_problems(), *((detail, where, (role,))
+                                               for role, (detail, where) in broken.parts(submission).items())]
+    for detail, location, roles in problems:
         diagnoses.append(problem("load-error", detail, location))
-        for role, source in submission.providers.items():
-            if source.display == location.file:
-                blocked[role] = f"{location.describe()} did not load"
+        for role in roles:
+            blocked[role] = f"{location.describe()} did not load"
     if loaded.lost is not None:
         if loaded.lost.reason == "timeout":
             diagnoses.append(load_timeout(shape.top_level_work(submission), load_time_limit))
@@ -79,11 +83,14 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float) ->
                             dict.fromkeys(submission.names, "the submission did not load"))
     for module in loaded.missing_modules:
         warnings.append(f"{module[:80]} is not installed where micrograde runs: the submission was graded "
-                        f"without it, and only code that uses it fails (as missing-module)")
+                        f"without it, and only code that uses it fails (as missing-module)"
+                        + (f"; the course allows it: install it into micrograde's environment (pip install {module})"
+                           if module in allowed else ""))
     for failure in loaded.failures:
         if failure.get("type") == "LoadTimeout":
             where = shape.statement_at(submission, failure.get("unit_file"), failure.get("line"))
-            diagnoses.append(load_timeout(where or shape.top_level_work(submission), load_time_limit))
+            diagnoses.append(load_timeout(where or shape.top_level_work(submission), load_stop(load_time_limit),
+                                          load_time_limit))
             return LoadFindings(tuple(diagnoses), tuple(warnings),
                                 dict.fromkeys(submission.names, "the submission did not load in time"))
         if failure.get("exit") is True:
@@ -113,14 +120,18 @@ def refused_import(failure: dict, violations: tuple[str, ...]) -> bool:
         what.startswith("import ") and message.startswith(what.removeprefix("import ") + " ") for what in violations)
 
 
-def load_timeout(where: Location | None, seconds: float) -> Diagnosis:
-    """Module-level code that outlived the load limit: where it runs, and what to do about it."""
+def load_timeout(where: Location | None, seconds: float, limit: float | None = None) -> Diagnosis:
+    """Module-level code that outlived the load limit: where it runs, and what to do about it. ``seconds``
+    is how long it ran before it was stopped; ``limit``, the load limit, when it was stopped before it."""
     place = f"the code at {where.describe()}" if where else "code at the top level"
+    given = f"after {seconds:g} s" if limit is None or limit == seconds else (
+        f"when loading was stopped, after {seconds:g} s (of the {limit:g} s load limit, the rest kept to find where "
+        "it was)")
     if where is not None and where.cell is not None:
         advice = f"tag that cell {SKIP_TAG} (Jupyter: View > Cell Toolbar > Tags) so the grader leaves it out"
     else:
         advice = 'put demo and training code under if __name__ == "__main__": so it runs only when you run the file'
-    return problem("load-timeout", f"{place} was still running after {seconds:g} s; {advice}", where)
+    return problem("load-timeout", f"{place} was still running {given}; {advice}", where)
 
 
 def cheating(submission: Submission, violations: tuple[str, ...]) -> Diagnosis | None:

@@ -17,17 +17,22 @@ if TYPE_CHECKING:
     from grader.child.worker import WorkerLost
 
 
+# The types of plain numbers, as an ``AttributeError`` names them: a train_step's own loss that is one.
+NUMBER_TYPES = ("int", "float", "bool")
+
+
 def refined(code: str, verdict: Verdict | None, kind: str) -> str:
-    """A crash that is a module missing where micrograde runs, or a train_step asking the exercise's
-    model for what it does not have (``p.zero_grad()``), is said as such."""
+    """A crash that is a module missing where micrograde runs, a train_step asking the exercise's
+    model for what it does not have (``p.zero_grad()``), or a train_step whose loss is a plain number
+    (computed from the targets alone, so ``loss.backward()`` has nothing to call), is said as such."""
     error = verdict.error if verdict is not None else None
     if code != "crash" or not error:
         return code
     if error.get("type") == "ModuleNotFoundError":
         return "missing-module"
-    if kind == "train" and error.get("type") == "AttributeError" and "object has no attribute" in str(
-            error.get("message", "")):
-        return "interface"
+    message = str(error.get("message", ""))
+    if kind == "train" and error.get("type") == "AttributeError" and "object has no attribute" in message:
+        return "wrong-loss" if message.startswith(tuple(f"'{t}' object" for t in NUMBER_TYPES)) else "interface"
     return code
 
 
@@ -77,10 +82,11 @@ def reflected_method(target: str) -> str | None:
 
 def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submission: Submission,
                     equality_seen: str | None, lost: WorkerLost | None = None,
-                    running: Case | TrainCase | None = None) -> list[Diagnosis]:
+                    running: Case | TrainCase | None = None, allowed: tuple[str, ...] = ()) -> list[Diagnosis]:
     """The diagnoses of one target (``method`` is what the student writes for it), each pointing at
     the statement most likely at fault. ``equality_seen`` is how the class compares nodes (see
-    ``equality``); ``lost`` ended the target's child early, while it ran ``running``."""
+    ``equality``); ``lost`` ended the target's child early, while it ran ``running``; ``allowed`` are the
+    modules the course allows (one missing where micrograde runs is the course's to install)."""
     function = blame.written(submission, method)
     codes = equality.explain(equality_seen, RULES[target.kind.name](target, verdicts, function), verdicts)
     found: list[tuple[str, Verdict | None, str]] = [(refined(code, v, target.kind.name), v, "")
@@ -103,12 +109,22 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
         note = ""
         if target.kind.name == "tensor":
             note = tensors.note(code, v)
+        elif code == "wrong-loss" and v is not None and v.error:
+            note = (f"The loss it computes is a plain number, not a node ({feedback.describe_error(v.error)}), so "
+                    "no gradient can flow back from it to the parameters: compute it from the model's outputs.")
         elif code == "wrong-local-grad" and function is not None and (
                 operand := blame.unreached_operand(function.node, v, target.name)) is not None:
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
         elif target.kind.name == "gradient":
             note = gradients.note(code, v)
-        words = feedback.message(code, target.name, v, focus, detail, note, method=shown)
+        if code == "missing-zero-grad" and v is not None and v.train and not v.train["right_steps"][0]:
+            # Beside a wrong update, whose case shows the first step: what shows the pile-up is the second.
+            note = ("Beside the wrong update: the second step moved each parameter by the same multiple of both "
+                    "steps' gradients as the first moved it by its own.")
+            v = None
+        module = v.error.get("module") if code == "missing-module" and v is not None and v.error else None
+        concept = feedback.allowed_but_missing(module) if module in allowed else None
+        words = feedback.message(code, target.name, v, focus, detail, note, concept, method=shown)
         diagnoses.append(Diagnosis(code, target.name, words, where,
                                    feedback.counterexample(v, focus) if v is not None else None))
     return diagnoses

@@ -16,6 +16,7 @@ from grader.diagnosis.syntax import (
     attribute_target,
     calls,
     last_statement,
+    owner,
     statement_of,
     statements,
     top_level,
@@ -30,7 +31,8 @@ class TrainShape:
 
     calls_backward: bool
     updates: bool  # assigns to some attribute inside a loop over the parameters, after a backward pass
-    updates_data: bool  # ... and that attribute is ``.data``
+    updates_data: bool  # ... and that attribute is ``.data`` of the loop's parameter
+    updates_returned: bool = False  # ... or the ``.data`` of what the function returns (``loss.data += ...``)
 
 
 def parameter_loops(function: Function) -> list[ast.For]:
@@ -64,13 +66,33 @@ def misplaced_updates(function: Function) -> list[ast.stmt]:
             if (backward and s.lineno < backward[0].lineno) or (returned is not None and s.lineno > returned.lineno)]
 
 
+def loop_variable(function: Function, stmt: ast.stmt) -> str | None:
+    """The parameter a loop over the model's parameters names (``p`` of ``for p in ...``), for ``stmt`` in it."""
+    for loop in parameter_loops(function):
+        if isinstance(loop.target, ast.Name) and any(s is stmt for s in statements(loop)):
+            return loop.target.id
+    return None
+
+
+def returned_name(function: Function) -> str | None:
+    """The variable the function returns the data of, or returns (``loss`` of ``return loss.data``)."""
+    returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
+    value = returned.value if returned is not None else None
+    if isinstance(value, ast.Attribute):
+        value = value.value
+    return value.id if isinstance(value, ast.Name) else None
+
+
 def train_shape(function: Function | None) -> TrainShape | None:
     if function is None:
         return None
     misplaced = misplaced_updates(function)
     updates = [s for s in update_statements(function) if s not in misplaced]
+    data = [(s, target) for s in updates if (target := attribute_target(s, "data")) is not None]
+    loss = returned_name(function)
     return TrainShape(bool(calls(function, "backward")), bool(updates),
-                      any(attribute_target(s, "data") is not None for s in updates))
+                      any(owner(target) in (None, loop_variable(function, s)) for s, target in data),
+                      loss is not None and any(owner(target) == loss for _, target in data))
 
 
 def gradient_resets(function: Function) -> list[ast.AST]:
@@ -114,8 +136,9 @@ def train_statement(code: str, function: Function, verdict: Verdict | None) -> a
     if code == "wrong-loss":
         if returned is None:
             return last_statement(function.body[-1])  # no return: it belongs after the last statement
-        if verdict is not None and verdict.train and not verdict.train["right_steps"][0] and backward:
-            # The gradients are wrong too: the loss itself is computed wrongly.
+        wrong_grads = verdict is not None and (verdict.error or verdict.train and not verdict.train["right_steps"][0])
+        if wrong_grads and backward:
+            # The gradients are wrong too, or there are none: the loss itself is computed wrongly.
             return loss_statement(function, backward[0]) or returned
         return returned
     return None

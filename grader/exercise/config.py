@@ -16,6 +16,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from grader.child.inside.policy import FORBIDDEN_MODULES, UNSAFE_MODULES
 from grader.errors import ConfigError
 from grader.exercise import ops
 from grader.exercise.formula import FormulaError
@@ -32,6 +33,7 @@ DEFAULT_TABLES: dict = {
     "tolerance": {"reference": 1e-6, "finite_difference": 1e-4},
     "scaffold": {"class": "Value", "engine_file": "engine.py", "train_function": "train_step",
                  "train_file": "train.py", "notebook": "micrograd.ipynb"},
+    "policy": {"allowed_modules": []},
 }
 
 
@@ -86,6 +88,7 @@ class Config:
     reference_tolerance: float
     difference_tolerance: float
     scaffold: dict[str, str]
+    allowed_modules: tuple[str, ...]  # modules beyond the standard library the course lets learners use
     source: str  # the file it was read from, or "default"
     sha256: str = ""  # ``fingerprint``: what it means, not how it is spelled
 
@@ -147,7 +150,7 @@ def _known_keys(table: dict, known: set[str], where: str) -> None:
 def parse(data: dict, where: str) -> Config:
     """Validate a parsed configuration; ``ConfigError`` names the first problem's key."""
     defaults = DEFAULT_TABLES
-    _known_keys(data, {"targets", "limits", "tolerance", "scaffold"}, where)
+    _known_keys(data, {"targets", "limits", "tolerance", "scaffold", "policy"}, where)
     limits = _table(data, "limits", where)
     _known_keys(limits, {"time_limit", "load_time_limit", "examples"}, f"{where} [limits]")
     time_limit = _number(limits, "time_limit", f"{where} [limits]", defaults["limits"]["time_limit"])
@@ -174,8 +177,23 @@ def parse(data: dict, where: str) -> Config:
         _number(limits, "load_time_limit", f"{where} [limits]", defaults["limits"]["load_time_limit"]), examples,
         _number(tolerance, "reference", f"{where} [tolerance]", defaults["tolerance"]["reference"]),
         _number(tolerance, "finite_difference", f"{where} [tolerance]", defaults["tolerance"]["finite_difference"]),
-        scaffold, where)
+        scaffold, _allowed_modules(_table(data, "policy", where), f"{where} [policy]"), where)
     return replace(config, sha256=fingerprint(config))
+
+
+def _allowed_modules(policy: dict, where: str) -> tuple[str, ...]:
+    """``[policy] allowed_modules``: modules a course lets its learners use (numpy), each to be installed where
+    micrograde runs; never one that computes gradients for them or is micrograde's own."""
+    _known_keys(policy, {"allowed_modules"}, where)
+    modules = policy.get("allowed_modules", DEFAULT_TABLES["policy"]["allowed_modules"])
+    if not isinstance(modules, list) or not all(isinstance(m, str) and m.isidentifier() for m in modules):
+        raise ConfigError(f"{where} allowed_modules: expected a list of module names (\"numpy\"), got {modules!r}")
+    for module in modules:
+        if module in FORBIDDEN_MODULES or module in UNSAFE_MODULES:
+            raise ConfigError(f"{where} allowed_modules: {module} cannot be allowed (micrograde never lets a "
+                              "submission use an autograd library, micrograde itself, or a module that reaches past "
+                              "the interpreter)")
+    return tuple(dict.fromkeys(modules))
 
 
 def parse_target(name: str, table: object, key: str, time_limit: float) -> TargetConfig:
@@ -280,6 +298,7 @@ def tables(config: Config) -> dict:
                    "examples": config.examples},
         "tolerance": {"reference": config.reference_tolerance, "finite_difference": config.difference_tolerance},
         "scaffold": dict(config.scaffold),
+        "policy": {"allowed_modules": list(config.allowed_modules)},
     }
 
 
@@ -292,6 +311,8 @@ def plain(options: dict) -> dict:
 def fingerprint(config: Config) -> str:
     """A hash of what a configuration means (every value after defaults), not of how it is spelled."""
     meaning = asdict(replace(config, source="", sha256=""))
+    if not meaning["allowed_modules"]:
+        del meaning["allowed_modules"]  # none allowed means what it meant before there was the key
     return hashlib.sha256(json.dumps(meaning, sort_keys=True).encode()).hexdigest()
 
 

@@ -21,9 +21,10 @@ from grader.exercise.targets import Target
 from grader.exercise.tensorcases import values_given
 from grader.exercise.tensors import TensorCase
 from grader.judging.gradients import judge_gradient
-from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train
+from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op
 from grader.judging.plan import plan_backward, plan_op
 from grader.judging.tensors import judge_tensor, tensor_request
+from grader.judging.training import judge_train
 
 # What planning a case, or judging a reply the child sent, may raise: the case fails as unreadable.
 UNREADABLE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)

@@ -47,7 +47,7 @@ from grader.exercise.config import load
 from grader.exercise.targets import Exercise
 from grader.report.model import name
 from grader.search.replay import usable_directory
-from grader.staff.gradebook import grades_csv, lms_csv
+from grader.staff.gradebook import grades_csv, lms_csv, score_of
 from grader.staff.summary import summarise, summary_html, summary_markdown
 
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
@@ -215,8 +215,8 @@ class Task:
 
 
 def failure(status: str, error: str) -> dict:
-    """The report of a student who could not be graded: why, and no points."""
-    return {"status": status, "error": error, "score": 0.0, "diagnoses": [], "checks": []}
+    """The report of a student who could not be graded: why, and no score (a blank for a human, never a 0)."""
+    return {"status": status, "error": error, "score": None, "diagnoses": [], "checks": []}
 
 
 class Pool:
@@ -308,7 +308,7 @@ class Progress:
     def update(self, student: Student, cached: bool = False) -> None:
         self.count += 1
         self.graded += not cached
-        score = student.report.get("score", 0.0)
+        score = score_of(student.report)
         status = "unchanged, kept" if cached else student.report.get("status", "graded")
         if self.tty:
             elapsed = time.monotonic() - self.started
@@ -320,7 +320,8 @@ class Progress:
             if self.count == self.total:
                 self.stream.write("\n")
         else:
-            self.stream.write(f"{self.count}/{self.total} {name(student.id)}: {score:g} ({status})\n")
+            shown = "not graded" if score is None else f"{score:g}"
+            self.stream.write(f"{self.count}/{self.total} {name(student.id)}: {shown} ({status})\n")
         self.stream.flush()
 
 

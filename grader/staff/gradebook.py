@@ -41,7 +41,7 @@ def score_of(report: dict) -> float | None:
     Canvas' and Moodle's gradebook imports both leave a blank cell ungraded (Canvas shows "-", Moodle
     skips it), where a 0 would be a grade: an unreadable file or a grader failure needs a human, not a zero.
     """
-    return report.get("score", 0.0) if report.get("status", "graded") == "graded" else None
+    return report.get("score") if report.get("status", "graded") == "graded" else None
 
 
 def targets_of(reports: list[dict]) -> list[str]:

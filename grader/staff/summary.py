@@ -3,7 +3,9 @@
 What a TA looks at first: how the scores are spread, which targets the class
 gets right, which misconceptions each target shows and the smallest
 counterexamples that show them most often, and who could not be graded, and
-why. The page draws its charts as inline SVG: it opens offline, with nothing
+why (and whose report flags something for a human). A submission that could not be
+graded counts in neither the mean nor the histogram: it is a blank, as in the
+gradebooks. The page draws its charts as inline SVG: it opens offline, with nothing
 to load, and every student-controlled string in it is escaped.
 """
 
@@ -14,7 +16,8 @@ from dataclasses import dataclass
 from html import escape
 
 from grader.report.model import printable
-from grader.staff.gradebook import class_max_score, reason, targets_of
+from grader.staff.gradebook import class_max_score, reason, score_of, targets_of
+from grader.submission.comparison import REVIEW
 
 # What a TA should look at by hand: the submission did not load (or loaded forbidden code), or the grader
 # could not finish a target (a crash or a timeout of the checks), besides the unreadable and the grader-failed.
@@ -24,10 +27,12 @@ BINS = 10
 
 @dataclass
 class ClassSummary:
-    """The figures both summaries show."""
+    """The figures both summaries show. A submission that could not be graded counts in none of the scores
+    (its gradebook cell is blank): it is a blank for a human, never a 0."""
 
     count: int
-    mean: float
+    graded: int  # submissions with a score; the rest are listed for a human
+    mean: float | None  # of the graded submissions' scores
     full_marks: int
     max_score: float | None
     distribution: list[tuple[str, int]]  # score range, students
@@ -43,7 +48,7 @@ def summarise(rows: list[tuple[str, dict]]) -> ClassSummary:
     reports = [report for _, report in rows]
     graded = [r for r in reports if r.get("status", "graded") == "graded"]
     maximum = class_max_score(reports)
-    scores = [r.get("score", 0.0) for r in reports]
+    scores = [score for r in reports if (score := score_of(r)) is not None]
     distribution = []
     if maximum:
         width = maximum / BINS
@@ -76,8 +81,9 @@ def summarise(rows: list[tuple[str, dict]]) -> ClassSummary:
                 examples[(d["target"], d["code"], example["expression"])] += 1
             if d["code"] in PROBLEM_CODES:
                 problems.append((student, f"{d['target']}: {d['code']}", d["message"]))
+        problems += [(student, "flagged", w) for w in report.get("warnings", []) if isinstance(w, str) and REVIEW in w]
     return ClassSummary(
-        count=len(rows), mean=sum(scores) / len(scores) if scores else 0.0,
+        count=len(rows), graded=len(scores), mean=sum(scores) / len(scores) if scores else None,
         full_marks=sum(1 for r in graded if r.get("score") == r.get("max_score")), max_score=maximum,
         distribution=distribution, pass_rates=pass_rates,
         misconceptions={t: c.most_common() for t, c in per_target.items()},
@@ -90,9 +96,16 @@ def _md(text: str) -> str:
     return printable(text).replace("\n", " ").replace("|", "\\|")
 
 
+def headline(summary: ClassSummary) -> str:
+    """The summary's first sentence: how many, the mean of those graded, and those left for a human."""
+    mean = f"mean score {summary.mean:.1f}" if summary.mean is not None else "no score"
+    left = summary.count - summary.graded
+    blank = f"; {left} not graded (blank in the gradebooks, listed below)" if left else ""
+    return f"{summary.count} submissions, {summary.graded} graded; {mean}; {summary.full_marks} with full marks{blank}."
+
+
 def summary_markdown(summary: ClassSummary) -> str:
-    lines = ["# micrograde: class summary", "",
-             f"{summary.count} submissions; mean score {summary.mean:.1f}; {summary.full_marks} with full marks.",
+    lines = ["# micrograde: class summary", "", headline(summary),
              "", "## Score distribution", "", "| score | students |", "|---|---|"]
     lines += [f"| {label} | {n} |" for label, n in summary.distribution]
     lines += ["", "## Targets", "", "| target | students with full points |", "|---|---|"]
@@ -174,5 +187,5 @@ def summary_html(summary: ClassSummary) -> str:
     return ("<!doctype html><html><head><meta charset='utf-8'><title>micrograde: class summary</title>"
             "<style>body{font-family:sans-serif;margin:2em;max-width:60em}td,th{padding:2px 12px;text-align:left;"
             "vertical-align:top}</style></head><body><h1>micrograde: class summary</h1>"
-            f"<p>{summary.count} submissions; mean score {summary.mean:.1f}; {summary.full_marks} with full marks.</p>"
+            f"<p>{_text(headline(summary))}</p>"
             + "".join(sections) + "</body></html>\n")

@@ -1,14 +1,15 @@
-"""A notebook's comparison with an autograd library: the library is left out, the rest of the cell runs.
+"""An autograd library outside the graded code: left out before anything runs, the rest graded.
 
-Learners check their gradients against PyTorch in a cell of their own, and that
-cell often imports what the work needs too (``import torch`` and ``import math``
-above a few lines comparing ``torch.tanh`` with their own). Leaving the whole cell
-out would leave ``math`` undefined and blame their ``tanh``; running it would
-import a library no submission may use. So the library's imports, and every
-top-level statement that uses what they bound (or what such a statement bound in
-turn), are left out, line numbers kept, and the rest of the cell runs. Graded code
-that uses the library itself is not a comparison: such a cell is left as it is,
-and the import is ``forbidden-import``.
+Learners compare their gradients with PyTorch, try the installed ``micrograd`` in an exploratory cell,
+or keep ``import torch`` at the top of a file for a check under ``if __name__ == "__main__":``. The rule,
+the same for files and notebooks: a forbidden library is penalised (``forbidden-import``) only where
+graded code reaches it; elsewhere it is neutralised, and the report flags it for a human. So the
+library's top-level imports (plain, or inside a ``try``, ``if`` or ``with``), every top-level function
+or class of ungraded code that imports it, and every top-level statement that uses what those bound (or
+what such a statement bound in turn) are left out, line numbers kept, and the rest runs. Graded code is
+the class and function the course grades and every top-level name they read, at any depth
+(``graded_names``): if it uses the library, nothing is left out and the import is ``forbidden-import``.
+An import that reading cannot see (a name built at run time) is caught as it runs, and is that too.
 """
 
 from __future__ import annotations
@@ -19,18 +20,28 @@ from grader.child.inside.policy import AUTOGRAD_LIBRARIES as LIBRARIES
 from grader.submission.notebook import SKIP_TAG
 from grader.submission.tree import walk
 
+# What a warning about a library left out ends with: the grade stands, and a person may want to look.
+REVIEW = "flagged for a human to look at"
+
 
 def graded_names(trees: list[ast.Module], roles: set[str]) -> set[str]:
     """The roles' own names and the global names their top-level definitions read (a name the
-    definition never binds itself: not a parameter, a local or a loop variable)."""
-    found = set(roles)
+    definition never binds itself: not a parameter, a local or a loop variable), and the names those
+    definitions read in turn, at any depth."""
+    definitions: dict[str, list[ast.stmt]] = {}
     for tree in trees:
         for node in tree.body:
-            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in roles:
-                inner = list(walk(node))
-                local = {n.arg for n in inner if isinstance(n, ast.arg)} | {
-                    n.id for n in inner if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-                found.update(n.id for n in inner if isinstance(n, ast.Name) and n.id not in local)
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                definitions.setdefault(node.name, []).append(node)
+    found, pending = set(roles), list(roles)
+    while pending:
+        for node in definitions.get(pending.pop(), []):
+            inner = list(walk(node))
+            local = {n.arg for n in inner if isinstance(n, ast.arg)} | {
+                n.id for n in inner if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+            read = {n.id for n in inner if isinstance(n, ast.Name) and n.id not in local} - found
+            found |= read
+            pending.extend(read)
     return found
 
 
@@ -56,24 +67,44 @@ def library_import(node: ast.stmt, own: set[str]) -> tuple[str, list[ast.alias]]
     return None
 
 
+def nested_import(node: ast.stmt, own: set[str]) -> tuple[str, set[str]] | None:
+    """For a top-level statement that imports a library somewhere inside it (a ``try``, an ``if``, a function
+    or class of ungraded code): the library, and the names leaving it out takes away."""
+    for inner in walk(node):
+        found = library_import(inner, own) if isinstance(inner, (ast.Import, ast.ImportFrom)) else None
+        if found is not None:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                return found[0], {node.name}
+            aliases = {(a.asname or a.name).split(".")[0] for n in walk(node)
+                       if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+            return found[0], bound_names(node) | aliases
+    return None
+
+
 def without_library(source: str, tree: ast.Module, protected: set[str],
-                    own: frozenset[str] = frozenset()) -> tuple[str, str] | None:
-    """``source`` with a library's imports and the statements using them left out, and the library;
-    ``None`` when the cell imports none (``own``: the submission's modules, never a library), or
-    when the names it would leave out are graded code's (``protected``)."""
-    library, tainted, edits = None, set(), []
+                    own: frozenset[str] = frozenset()) -> tuple[str, str, int] | None:
+    """``source`` with a library's imports and the statements using them left out, the library, and the
+    line of its first import; ``None`` when the source imports none (``own``: the submission's modules,
+    never a library), or when what it would leave out is graded code's (``protected``)."""
+    library, line, tainted, edits = None, 0, set(), []
     for node in tree.body:
         found = library_import(node, own)
+        nested = nested_import(node, own) if found is None else None
         if found is not None:
-            library = library or found[0]
             kept = found[1]
             tainted |= bound_names(node) - {(a.asname or a.name).split(".")[0] for a in kept}
             text = ("import " + ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
                     if kept else "pass")
             edits.append((node, text))
+        elif nested is not None:
+            found = nested
+            tainted |= nested[1]
+            edits.append((node, "pass"))
         elif tainted and any(isinstance(n, ast.Name) and n.id in tainted for n in walk(node)):
             tainted |= bound_names(node)
             edits.append((node, "pass"))
+        if found is not None and library is None:
+            library, line = found[0], node.lineno
     if library is None or tainted & protected:
         return None
     rewritten = replaced(source, edits)
@@ -81,7 +112,7 @@ def without_library(source: str, tree: ast.Module, protected: set[str],
         ast.parse(rewritten)
     except SyntaxError:  # statements sharing lines in a way the rewrite cannot keep apart
         return None
-    return rewritten, library
+    return rewritten, library, line
 
 
 def replaced(source: str, edits: list[tuple[ast.stmt, str]]) -> str:
@@ -101,7 +132,11 @@ def replaced(source: str, edits: list[tuple[ast.stmt, str]]) -> str:
     return source
 
 
-def note(cell: int | None, library: str) -> str:
-    """What the report says of a cell whose comparison was left out."""
-    return (f"cell {cell} imports {library}: taken for a comparison with {library}, its lines that use {library} "
-            f"were left out and the rest of the cell ran (tag a cell {SKIP_TAG} to leave it out whole)")
+def note(display: str, cell: int | None, line: int, library: str) -> str:
+    """What the report says of a file or cell whose library was left out."""
+    if cell is not None:
+        return (f"cell {cell} imports {library}: taken for a comparison with {library}, its lines that use "
+                f"{library} were left out and the rest of the cell ran (tag a cell {SKIP_TAG} to leave it out "
+                f"whole); no graded code uses it, so the grade stands, {REVIEW}")
+    return (f"{display}, line {line} imports {library} outside the graded code: it and the lines that use it were "
+            f"left out and the rest of the file ran; no graded code uses it, so the grade stands, {REVIEW}")

@@ -11,8 +11,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from grader.exercise.kinds import VALUE
-from grader.submission.source import GRADED_METHODS, Location, SourceFile, Submission
+from grader.submission.classes import classes as classes_of
+from grader.submission.classes import methods
+from grader.submission.source import Location, SourceFile, Submission
 from grader.submission.tree import walk
 
 
@@ -23,32 +24,9 @@ class Definition:
     inside: str | None = None  # the function it is nested in, for a method indented by a slip
 
 
-def classes(source: SourceFile) -> list[tuple[ast.ClassDef, int | None]]:
-    """Every top-level class of the file (or notebook), with its cell."""
-    return [(node, unit.cell) for unit in source.units for node in (unit.tree.body if unit.tree else ())
-            if isinstance(node, ast.ClassDef)]
-
-
-def methods(cls: ast.ClassDef) -> list[ast.FunctionDef]:
-    return [item for item in cls.body if isinstance(item, ast.FunctionDef)]
-
-
-def value_like(source: SourceFile, others: frozenset[str] = frozenset()) -> str | None:
-    """The name of the class that behaves like a Value: it writes the most graded methods (two at least), and
-    is not a class the course names as another part (``others``: its Tensor)."""
-    best, count = None, 1
-    for cls, _ in classes(source):
-        if cls.name in others:
-            continue
-        written = sum(1 for m in methods(cls) if m.name in GRADED_METHODS)
-        if written > count:
-            best, count = cls.name, written
-    return best
-
-
 def the_class(source: SourceFile, name: str) -> tuple[ast.ClassDef, int | None] | None:
     found = None
-    for cls, cell in classes(source):
+    for cls, cell in classes_of(source.units):
         if cls.name == name:
             found = (cls, cell)
     return found
@@ -88,23 +66,6 @@ def near_miss(source: SourceFile, class_name: str, method: str) -> Definition | 
 def method_names(source: SourceFile, class_name: str) -> list[str]:
     found = the_class(source, class_name)
     return [] if found is None else [m.name for m in methods(found[0])]
-
-
-def adopt_value_class(submission: Submission) -> str | None:
-    """When no file defines the course's class but one holds a class that behaves like it
-    (``Node``, ``value``), grade that class and return a warning saying so."""
-    wanted = submission.names[VALUE]
-    if any(s.defines(wanted) for s in submission.files):
-        return None
-    others = frozenset(name for role, name in submission.names.items() if role is not VALUE)
-    for source in sorted(submission.files, key=lambda s: (s.kind != "py", s.display)):
-        name = value_like(source, others)
-        if name is not None:
-            submission.names[VALUE] = name
-            submission.providers[VALUE] = source
-            return (f"no class is called {wanted}; the class {name} in {source.display} looks like it "
-                    f"and was graded as {wanted}")
-    return None
 
 
 def top_level_work(submission: Submission) -> Location | None:

@@ -27,6 +27,7 @@ from grader.submission.source import (
     imported_names,
     inside,
     is_definition,
+    leave_out_libraries,
     parse_unit,
     read_file,
     read_submission,
@@ -94,6 +95,7 @@ def with_siblings(graded: SourceFile, path: Path, names: dict[str, str]) -> Subm
     for source in siblings:
         for unit in source.units:
             parse_unit(unit)
+    leave_out_libraries(siblings, set(names.values()), {path.stem} | {Path(s.display).stem for s in siblings})
     imported = imported_modules(graded)
     # The same work: what the file imports, and what imports the file (a train.py doing
     # ``from engine import Value``); never another file that merely sits in the same folder.

@@ -16,15 +16,15 @@ from __future__ import annotations
 import ast
 import json
 import os
-import re
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader.child.inside.policy import FORBIDDEN_MODULES
+from grader.child.inside.policy import AUTOGRAD_LIBRARIES, FORBIDDEN_MODULES
 from grader.errors import InputError
 from grader.exercise.kinds import ROLES, VALUE, Role
-from grader.exercise.ops import OPS
+from grader.submission import salvage
+from grader.submission.classes import GRADED_METHODS, value_like
+from grader.submission.salvage import LeftOut, blanked, newer_syntax
 from grader.submission.tree import walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
@@ -32,9 +32,10 @@ TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
     from grader.exercise.config import Config
 
-# What a course can ask a Value class to have: a written one of these is work done.
-GRADED_METHODS = frozenset({*(op.method for op in OPS.values()), "backward"})
-SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests", "node_modules"}
+SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests"}
+# What a learner's repository holds beside the work and is never the work: a virtual environment (any folder
+# with a ``pyvenv.cfg``), installed packages, build output. Left out of a folder, and said once.
+NOT_THE_WORK = {"venv", "env", "site-packages", "dist-packages", "node_modules", "build", "dist"}
 MIB = 1024 * 1024
 MAX_FILE_BYTES = {".py": 1 * MIB, ".ipynb": 8 * MIB}  # a notebook's without its outputs, which are never graded
 MAX_NOTEBOOK_BYTES = 64 * MIB  # a notebook as stored, outputs (plots, images) included
@@ -68,6 +69,7 @@ class Unit:
     tree: ast.Module | None = None
     syntax_error: str | None = None
     syntax_line: int | None = None
+    left_out: list[LeftOut] = field(default_factory=list)  # a .py file's statements that do not compile
 
 
 @dataclass(eq=False)
@@ -116,6 +118,7 @@ class Submission:
     providers: dict[Role, SourceFile]
     directory: Path | None = None
     names: dict[Role, str] = field(default_factory=lambda: {role: role.key for role in ROLES})
+    notes: list[str] = field(default_factory=list)  # what reading the folder left out, for the report's warnings
 
     def location(self, method: str) -> Location | None:
         """Where the student wrote the graded method (or a graded function, such as the training one) ``method``:
@@ -156,15 +159,18 @@ class Submission:
                             found.append((name, Location(source.display, node.lineno, unit.cell)))
         return found
 
-    def load_problems(self) -> list[tuple[str, Location]]:
-        """Problems found before running anything: unreadable files, syntax errors."""
+    def load_problems(self) -> list[tuple[str, Location, tuple[Role, ...]]]:
+        """Problems found before running anything (unreadable files, files that do not parse), each with
+        the parts of the submission it leaves undefined (a statement or cell that does not compile:
+        ``grader.submission.broken``)."""
         problems = []
         for source in dict.fromkeys(self.providers.values()):
+            roles = tuple(role for role, provider in self.providers.items() if provider is source)
             if source.read_error:
-                problems.append((source.read_error, Location(source.display)))
+                problems.append((source.read_error, Location(source.display), roles))
             for unit in source.units:
                 if unit.syntax_error and source.kind == "py":
-                    problems.append((unit.syntax_error, Location(source.display, unit.syntax_line)))
+                    problems.append((unit.syntax_error, Location(source.display, unit.syntax_line), roles))
         return problems
 
 
@@ -214,47 +220,29 @@ def self_check_lines(tree: ast.Module) -> list[int]:
     return found
 
 
-# A line as Python counts lines, with its ending: only \n, \r\n and \r end one (not \f, unlike splitlines).
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def blanked(source: str, lines: list[int]) -> str:
-    """``source`` with ``lines`` made blank (a space and their own ending: never a bare ending that
-    could join a ``\\r`` before it into one ``\\r\\n``), so every other line keeps its number."""
-    numbered = _LINE.findall(source)
-    for number in lines:
-        text = numbered[number - 1]
-        numbered[number - 1] = " " + text[len(text.rstrip("\r\n")):]
-    return "".join(numbered)
-
-
-# An f-string whose braces hold the quote that delimits it: legal only from Python 3.12 (PEP 701).
-_NESTED_QUOTES = re.compile(r"""\b[rR]?[fF][rR]?(['"]).*\{[^}]*\1""")
-
-
-def newer_syntax(source: str, line: int | None) -> str:
-    """Why code that a newer Python accepts fails here, if that is the reason: it says which version."""
-    lines = source.splitlines()
-    if sys.version_info < (3, 12) and line is not None and 0 < line <= len(lines) and _NESTED_QUOTES.search(
-            lines[line - 1]):
-        ran = f"{sys.version_info.major}.{sys.version_info.minor}"
-        return (f" (this f-string reuses its own quotes inside {{ }}, which needs Python 3.12 or newer; "
-                f"micrograde runs on Python {ran} here: use the other kind of quotes inside)")
-    return ""
-
-
 def parse_unit(unit: Unit) -> Unit:
-    """Parse ``unit``, without the student's own self-check (parsed again only if it had one)."""
+    """Parse ``unit``, without the student's own self-check (parsed again only if it had one). A .py file
+    that does not parse keeps what compiles of it (``grader.submission.salvage``)."""
     try:
-        tree = ast.parse(unit.source, filename=unit.filename)
+        try:
+            tree = ast.parse(unit.source, filename=unit.filename)
+        except SyntaxError as exc:
+            kept = salvage.salvaged(unit.source, unit.filename) if unit.cell is None else None
+            if kept is None:
+                raise
+            unit.left_out = [replace(p, error=p.error + newer_syntax(unit.source, p.line)) for p in kept[1]]
+            unit.source = kept[0]
+            tree = ast.parse(unit.source, filename=unit.filename)
+            del exc
         own = self_check_lines(tree)
         if own:
             unit.source = blanked(unit.source, own)
             tree = ast.parse(unit.source, filename=unit.filename)
         unit.tree = tree
     except SyntaxError as exc:
-        unit.syntax_error = f"SyntaxError: {exc.msg}{newer_syntax(unit.source, exc.lineno)}"
+        unit.syntax_error = f"{type(exc).__name__}: {exc.msg}{newer_syntax(unit.source, exc.lineno)}"
         unit.syntax_line = exc.lineno
+        unit.left_out = []
     except (ValueError, RecursionError, MemoryError) as exc:
         unit.syntax_error = f"{type(exc).__name__}: the source cannot be parsed"
     return unit
@@ -319,10 +307,8 @@ def read_file(path: Path, display: str) -> SourceFile:
     raise InputError(f"{display}: unsupported file type {path.suffix or '(none)'}; expected .py, .ipynb or a directory")
 
 
-def parse_files(files: list[SourceFile], where: Path, roles: set[str], own: set[str]) -> None:
-    """Parse every unit, once the code as a whole is known to be small enough to parse; leave out
-    what notebooks compare with an autograd library (``roles``: the names of the graded code; ``own``:
-    the submission's own modules, never a library)."""
+def parse_files(files: list[SourceFile], where: Path) -> None:
+    """Parse every unit, once the code as a whole is known to be small enough to parse."""
     code = sum(len(unit.source.encode("utf-8", "replace")) for source in files for unit in source.units)
     if code > MAX_CODE_BYTES:
         raise InputError(f"{where}: {code / MIB:.1f} MB of code is too much to grade "
@@ -330,25 +316,25 @@ def parse_files(files: list[SourceFile], where: Path, roles: set[str], own: set[
     for source in files:
         for unit in source.units:
             parse_unit(unit)
-    notebooks = [source for source in files if source.kind == "ipynb"]
-    if notebooks:
-        leave_out_comparisons(notebooks, [u.tree for source in files for u in source.units if u.tree], roles, own)
 
 
-def leave_out_comparisons(notebooks: list[SourceFile], trees: list[ast.Module], roles: set[str],
-                          own: set[str]) -> None:
-    """Leave out what notebook cells compare with an autograd library (``grader.submission.comparison``),
-    each with a note saying so; ``trees`` are all the submission's code, ``roles`` the graded names."""
+def leave_out_libraries(files: list[SourceFile], roles: set[str], own: set[str]) -> None:
+    """Leave out the autograd libraries that graded code does not reach (``grader.submission.comparison``),
+    each with a note saying so; ``roles`` are the names of the graded code, ``own`` the submission's own
+    modules, never a library."""
+    libraries = AUTOGRAD_LIBRARIES - own
+    if not any(library in unit.source for source in files for unit in source.units for library in libraries):
+        return  # the usual case, found without reading the rule
     from grader.submission import comparison
 
-    protected = comparison.graded_names(trees, roles)
-    for source in notebooks:
+    protected = comparison.graded_names([u.tree for source in files for u in source.units if u.tree], roles)
+    for source in files:
         for unit in source.units:
             found = comparison.without_library(unit.source, unit.tree, protected, own) if unit.tree else None
             if found is not None:
                 unit.source = found[0]
                 parse_unit(unit)
-                source.notes.append(comparison.note(unit.cell, found[1]))
+                source.notes.append(comparison.note(source.display, unit.cell, found[2], found[1]))
 
 
 def inside(path: Path, root: Path) -> bool:
@@ -356,12 +342,18 @@ def inside(path: Path, root: Path) -> bool:
     return path.resolve().is_relative_to(root.resolve())
 
 
-def candidate_files(root: Path) -> list[Path]:
+def not_the_work(entry: os.DirEntry) -> bool:
+    """Whether a folder is a virtual environment, installed packages or build output (``NOT_THE_WORK``)."""
+    return entry.name in NOT_THE_WORK or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
+
+
+def candidate_files(root: Path, left_out: list[str] | None = None) -> list[Path]:
     """The .py and .ipynb files of a directory submission, found without following links.
 
-    Hidden and skipped directories are not entered; a link to a file counts
-    only if it stays inside ``root``; the search stops with ``InputError`` past
-    ``MAX_ENTRIES`` entries, ``MAX_FILES`` files or ``MAX_TOTAL_BYTES`` bytes.
+    Hidden and skipped directories are not entered, nor those that are not the work (``not_the_work``:
+    their paths are added to ``left_out``); a link to a file counts only if it stays inside ``root``; the
+    search stops with ``InputError`` past ``MAX_ENTRIES`` entries, ``MAX_FILES`` files or
+    ``MAX_TOTAL_BYTES`` bytes.
     """
     found, pending, seen, total = [], [root], 0, 0
     while pending:
@@ -378,7 +370,11 @@ def candidate_files(root: Path) -> list[Path]:
             if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
                 continue
             if entry.is_dir(follow_symlinks=False):
-                pending.append(path)
+                if not_the_work(entry):
+                    if left_out is not None:
+                        left_out.append(f"{path.relative_to(root)}/")
+                else:
+                    pending.append(path)
                 continue
             if path.suffix not in MAX_FILE_BYTES or entry.name.startswith("test_") or entry.name == "setup.py":
                 continue
@@ -424,13 +420,15 @@ def choose(files: list[SourceFile], name: str) -> SourceFile | None:
         return (not defined, -methods_written(source, name), source.kind != "py", len(source.path.parts),
                 source.display)
 
-    having = [s for s in files if s.defines(name) or s.read_error or broken_python(s)]
+    having = [s for s in files if s.defines(name) or s.read_error or broken_python(s, name)]
     return min(having, key=rank) if having else None
 
 
-def broken_python(source: SourceFile) -> bool:
-    """A ``.py`` file that does not parse may still be the one meant to define the names."""
-    return source.kind == "py" and any(u.syntax_error for u in source.units)
+def broken_python(source: SourceFile, name: str) -> bool:
+    """A ``.py`` file that does not parse, or whose statement defining ``name`` does not compile, may still
+    be the one meant to define it."""
+    return source.kind == "py" and any(u.syntax_error or any(p.defines == name for p in u.left_out)
+                                       for u in source.units)
 
 
 def read_submission(path: Path, config: Config | None = None) -> Submission:
@@ -444,16 +442,39 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
     if path.is_symlink() and not inside(path, path.absolute().parent):
         raise InputError(f"{path}: a link out of the folder that holds it is not graded")
     if path.is_dir():
-        files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path)]
+        left_out: list[str] = []
+        files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path, left_out)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
-        parse_files(files, path, set(names.values()), own_module_names(files, path))
+        parse_files(files, path)
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
+        notes = [f"{', '.join(sorted(left_out))} {'was' if len(left_out) == 1 else 'were'} left out: a virtual "
+                 "environment, installed packages or build output is not the submission"] if left_out else []
+        notes += adopt_value_class(files, providers, names)
+        leave_out_libraries(files, set(names.values()), own_module_names(files, path))
         if not providers:
             raise InputError(f"{path}: no file defines {' or '.join(names.values())}")
-        return Submission(path, files, providers, directory=path, names=names)
+        return Submission(path, files, providers, directory=path, names=names, notes=notes)
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
-    parse_files([source], path, set(names.values()), {path.stem})
-    return Submission(path, [source], {role: source for role in names}, names=names)
+    parse_files([source], path)
+    notes = adopt_value_class([source], {}, names)
+    leave_out_libraries([source], set(names.values()), {path.stem})
+    return Submission(path, [source], {role: source for role in names}, names=names, notes=notes)
+
+
+def adopt_value_class(files: list[SourceFile], providers: dict[Role, SourceFile], names: dict[Role, str]) -> list[str]:
+    """When no file defines the course's class but one holds a class that behaves like it (``Node``,
+    ``value``: ``grader.submission.classes``), grade that class: it is named and provided here, and the
+    note returned says so."""
+    wanted = names[VALUE]
+    if any(s.defines(wanted) or broken_python(s, wanted) for s in files):
+        return []
+    others = frozenset(name for role, name in names.items() if role is not VALUE)
+    for source in sorted(files, key=lambda s: (s.kind != "py", s.display)):
+        if (name := value_like(source.units, others)) is not None:
+            names[VALUE], providers[VALUE] = name, source
+            return [f"no class is called {wanted}; the class {name} in {source.display} looks like it and was "
+                    f"graded as {wanted}"]
+    return []

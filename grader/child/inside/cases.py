@@ -10,28 +10,32 @@ import types
 from .failures import InterfaceError, MissingMethod, error_report
 from .graphs import build, hashed_by_position, observe, operand_positions, probe, propagate
 from .interface import Interface, names_used
+from .isolation import Isolated
 from .reading import computed_attributes, number, stored_or_none
 
 
 def op_case(api, request):
-    """Forward values, gradients (by the grader's own traversal) and probes of one op case."""
+    """Forward values, gradients (by the grader's own traversal) and probes of one op case, the other
+    targets' methods standing aside while it runs (``isolation``)."""
     iface = api["interface"]
     phase = "forward"
+    method = next((spec[4] for spec in request["nodes"] if spec[0] == "student"), None)
     moved = []  # student nodes whose op attached its closure to an operand
     try:
-        nodes = build(iface, request["nodes"], moved=moved)
-        data = observe(nodes, "data")
-        phase = "backward"
-        for v in nodes:
-            if not isinstance(v, (int, float)):
-                setattr(v, iface.grad, 0.0)
-        propagate(iface, nodes[-1], nodes)
-        grads = observe(nodes, iface.grad)
-        # For each student node, which of the request's nodes its children hold (by identity).
-        children = [operand_positions(iface, v, nodes) if spec[0] == "student" else None
-                    for v, spec in zip(nodes, request["nodes"])]
-        phase = "forward"
-        probes = [probe(iface, node, args) for node, args in request["probes"]]
+        with Isolated(iface, api.get("isolation", {}), method):
+            nodes = build(iface, request["nodes"], moved=moved)
+            data = observe(nodes, iface.data)
+            phase = "backward"
+            for v in nodes:
+                if not isinstance(v, (int, float)):
+                    setattr(v, iface.grad, 0.0)
+            propagate(iface, nodes[-1], nodes)
+            grads = observe(nodes, iface.grad)
+            # For each student node, which of the request's nodes its children hold (by identity).
+            children = [operand_positions(iface, v, nodes) if spec[0] == "student" else None
+                        for v, spec in zip(nodes, request["nodes"])]
+            phase = "forward"
+            probes = [probe(iface, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
     return {"data": data, "grads": grads, "probes": probes, "children": children, "moved": moved}
@@ -108,22 +112,26 @@ def on_training_engine(function, engine):
                               function.__name__, function.__defaults__, function.__closure__)
 
 
-def gradient_alias(api):
-    """Give the training engine's Value the name the student's class gives the gradient (``gradient``,
-    ``g``), once, so that a ``train_step`` written for that class reads and resets it."""
+def name_aliases(api):
+    """Give the training engine's Value the names the student's class gives the number and the gradient
+    (``value``, ``gradient``, ``g``), once, so that a ``train_step`` written for that class reads and
+    updates them."""
     engine = api["engine"]
-    if "alias" in api or "Value" not in api["parts"]:
+    if "aliases" in api or "Value" not in api["parts"]:
         return
-    api["alias"] = None
-    if "grad" in names_used(api["parts"]["train_step"]):
-        return  # written with the exercise's name: nothing of the class is run to find another
+    api["aliases"] = {}
+    used = names_used(api["parts"]["train_step"])
+    if "grad" in used and "data" in used:
+        return  # written with the exercise's names: nothing of the class is run to find others
     try:
-        name = Interface(api["parts"]["Value"], api["children_names"]).grad
+        iface = Interface(api["parts"]["Value"], api["children_names"])
     except Exception:  # noqa: BLE001 - a class no node can be made of: its ops are graded as such
         return
-    if name != "grad" and name.isidentifier() and not hasattr(engine.Value, name):
-        api["alias"] = name
-        setattr(engine.Value, name, property(lambda v: v.grad, lambda v, x: setattr(v, "grad", x)))
+    for role, name in (("data", iface.data), ("grad", iface.grad)):
+        if name != role and name.isidentifier() and not hasattr(engine.Value, name):
+            api["aliases"][role] = name
+            setattr(engine.Value, name, property(lambda v, role=role: getattr(v, role),
+                                                 lambda v, x, role=role: setattr(v, role, x)))
 
 
 def train_case(api, request):
@@ -135,7 +143,7 @@ def train_case(api, request):
     losses, params = [], []
     train_step = on_training_engine(api["parts"]["train_step"], engine)
     try:
-        gradient_alias(api)
+        name_aliases(api)
         for _ in range(request["steps"]):
             loss = train_step(model, request["xs"], request["ys"], request["lr"])
             if isinstance(loss, engine.Value):

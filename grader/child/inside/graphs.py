@@ -114,7 +114,7 @@ def propagate(iface, root, nodes):
 
     def key(v):
         at = position.get(address(v))  # a node of the expression has a place of its own: no tie to break
-        return (at, "") if at is not None else (len(nodes), repr(stored_or_none(v, "data")))
+        return (at, "") if at is not None else (len(nodes), repr(stored_or_none(v, iface.data)))
 
     topo = topological(iface, [root], key)
     setattr(root, iface.grad, 1.0)
@@ -170,7 +170,7 @@ def probe(iface, node, args):
     """The student's op on fresh leaves holding ``args``: one forward value for finite differences."""
     _, call, _, exponent, method, value_position = node
     operands = [iface.leaf(x) if kind == "value" else x for kind, x in args]
-    return number(stored_or_none(student_op(iface.V, call, method, operands, exponent, value_position), "data"))
+    return number(stored_or_none(student_op(iface.V, call, method, operands, exponent, value_position), iface.data))
 
 
 def hashed_by_position(V, positions):

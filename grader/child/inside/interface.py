@@ -21,8 +21,8 @@ class Interface:
     Real engines write ``Value(data, _children=(), _op='')``, ``Value(data, children, op)``,
     keyword-only arguments, a dataclass whose second field is ``grad``, or no children
     argument at all, and keep the operands in ``_prev``, ``_children``, ``prev`` or
-    ``parents``, as a set, list or tuple (or ``None`` on a leaf). Some name the gradient
-    ``gradient`` or ``g``, and the closure ``grad_fn`` or ``backward``. The constructor is
+    ``parents``, as a set, list or tuple (or ``None`` on a leaf). Some name the number ``value``,
+    the gradient ``gradient`` or ``g``, and the closure ``grad_fn`` or ``backward``. The constructor is
     probed with two distinct leaves, the names are found by watching what the class's own
     nodes store and what an op's closure writes, and nothing about the class is changed.
     ``inferred`` says which names differ from the exercise's. ``children_names`` are where a class
@@ -51,15 +51,16 @@ class Interface:
                                  f"a single number (tried {', '.join(tried)}; {V.__name__}(2.0) raised "
                                  f"{type(failure).__name__}: {failure})")
         self.equality = comparison(a, self.leaf(2.0))
-        self.grad = gradient_name(a)
+        self.data = data_name(a, b, 2.0, 3.0)
+        self.grad = gradient_name(a, self.data)
         self.closure = "_backward"
         self.attr, self.make = self.children_of(a, b)
         if self.grad != "grad" or stored_or_none(a, "grad") is None or "_backward" not in class_names_used(V):
             # Names other than the exercise's: watch an op's result (only then is any op run here).
             self.closure, grad = closure_and_gradient(self, a, b)
             self.grad = grad or self.grad
-        self.inferred = {role: name for role, name in (("grad", self.grad), ("_backward", self.closure))
-                         if name != role}
+        self.inferred = {role: name for role, name in (("data", self.data), ("grad", self.grad),
+                                                        ("_backward", self.closure)) if name != role}
 
     def children_of(self, a, b):
         """Where the class keeps a node's operands, and how to make a node with given operands.
@@ -140,10 +141,25 @@ def keyword_places(V):
     return [(n, label) for n in names if n not in OP_NAMES and n not in ("_children", "children")]
 
 
-def gradient_name(leaf):
+def data_name(a, b, x, y):
+    """The attribute leaves keep their number in: ``data`` if it holds it, else the only one that holds the
+    number each leaf was made of (``value``, ``val``); ``data`` when that says nothing. ``a`` and ``b`` were
+    made of the floats ``x`` and ``y``: what holds them is found by identity, else by a float's own equality."""
+    def holding(leaf, number):
+        items = stored_items(leaf)
+        return ({n for n, v in items if v is number}
+                or {n for n, v in items if type(v) is float and float.__eq__(v, number)})
+
+    found = holding(a, x) & holding(b, y)
+    if "data" in found or len(found) != 1:
+        return "data"
+    return next(iter(found))
+
+
+def gradient_name(leaf, data="data"):
     """The attribute a leaf keeps its gradient in: ``grad`` if it stores one, else its only other number
     that starts at 0 (``gradient``, ``g``); ``grad`` when that says nothing."""
-    numbers = [n for n, v in stored_items(leaf) if n != "data" and zero(v)]
+    numbers = [n for n, v in stored_items(leaf) if n != data and zero(v)]
     if "grad" in numbers or len(numbers) != 1:
         return "grad"
     return numbers[0]
@@ -170,7 +186,7 @@ def closure_and_gradient(iface, a, b):
             continue
         functions = [(n, f) for n, f in stored_items(out) if isinstance(f, types.FunctionType)]
         functions.sort(key=lambda item: item[0] != "_backward")
-        numbers = [n for n, v in stored_items(a) if n != "data" and isinstance(v, (int, float))]
+        numbers = [n for n, v in stored_items(a) if n != iface.data and isinstance(v, (int, float))]
         for name, function in functions:
             before = {n: stored_or_none(a, n) for n in numbers}
             try:

@@ -38,11 +38,12 @@ def out_of_time(signum, frame):
 def load(api, request):
     """Execute the chosen submission files and pick out the parts that are graded (``Value``, ``train_step``).
 
-    Shortly before the grading process would give up on loading, an alarm stops the
-    code where it is, so the report can point at the statement that kept it busy.
+    Shortly before the grading process would give up on loading (``stop_after`` seconds, as the
+    request says), an alarm stops the code where it is, so the report can point at the statement
+    that kept it busy.
     """
     _signal.signal(_signal.SIGALRM, out_of_time)
-    _signal.setitimer(_signal.ITIMER_REAL, max(0.05, 0.8 * request.get("time_limit", 10.0)))
+    _signal.setitimer(_signal.ITIMER_REAL, request["stop_after"])
     try:
         return load_modules(api, request)
     finally:
@@ -51,6 +52,7 @@ def load(api, request):
 
 def load_modules(api, request):
     api["children_names"] = request["children_names"]
+    api["isolation"] = request.get("isolation", {})
     parts = api.setdefault("parts", {})  # the graded parts, by role: apart from the child's own keys
     failures = []
     for spec in request["modules"]:

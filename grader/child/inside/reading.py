@@ -7,6 +7,7 @@ attributes a class computes instead of storing (``computed_attributes``).
 """
 
 import math
+import sys
 import types
 
 # A number unique to a live object, as ``id`` gives (its address, shifted past the alignment
@@ -19,7 +20,8 @@ address = object.__hash__
 def number(x):
     """A plain float for JSON, or a description of what the value really was.
 
-    A subclass of ``float`` or ``int`` is read for the number it stores, through
+    A ``Fraction`` is read as the float nearest it (``exact``). A subclass of ``float`` or ``int`` is
+    read for the number it stores, through
     the base type's own C conversion: ``float(x)`` would call the subclass's
     ``__float__``, which could compute a different value at each read (123.0 where
     2.0 is stored). Its type is taken with ``type``, never ``isinstance``, which
@@ -27,15 +29,34 @@ def number(x):
     kind = type(x)
     if kind is float and x - x == 0.0:  # the usual case, first: a finite float (inf - inf is nan)
         return x
-    if issubclass(kind, bool) or not issubclass(kind, (int, float)):
-        return {"invalid": kind.__name__}
     try:
-        f = float.__float__(x) if issubclass(kind, float) else int.__float__(x)
+        if issubclass(kind, bool) or not issubclass(kind, (int, float)):
+            f = exact(x)
+            if f is None:
+                return {"invalid": kind.__name__}
+        else:
+            f = float.__float__(x) if issubclass(kind, float) else int.__float__(x)
     except OverflowError:
-        return {"invalid": "int too large for a float"}
+        return {"invalid": "number too large for a float"}
     if math.isnan(f) or math.isinf(f):
         return {"invalid": repr(f)}
     return f
+
+
+def exact(x):
+    """The float nearest a ``fractions.Fraction`` (exact arithmetic is right arithmetic), from the
+    numerator and denominator it stores, divided by ``int``'s own division; ``None`` for anything else."""
+    fractions = sys.modules.get("fractions")
+    kind = type(x)
+    if fractions is None or kind is not getattr(fractions, "Fraction", None):
+        return None
+    numerator, denominator = class_attribute(kind, "_numerator"), class_attribute(kind, "_denominator")
+    if type(numerator) is not types.MemberDescriptorType or type(denominator) is not types.MemberDescriptorType:
+        return None
+    n, d = numerator.__get__(x, kind), denominator.__get__(x, kind)
+    if type(n) is not int or type(d) is not int or d == 0:
+        return None
+    return int.__truediv__(n, d)
 
 
 def class_attribute(cls, name):

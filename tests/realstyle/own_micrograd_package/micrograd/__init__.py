@@ -1,0 +1,1 @@
+from micrograd.engine import Value
