@@ -18,8 +18,9 @@ from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRA
 from grader.exercise.gradients import PointCase, formula_of
 from grader.exercise.kinds import KINDS
 from grader.exercise.targets import Target
+from grader.judging.conventions import judge_backward_accepting
 from grader.judging.gradients import judge_gradient
-from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train
+from grader.judging.judge import Tolerance, Verdict, judge_op, judge_train
 from grader.judging.plan import plan_backward, plan_op
 
 # What planning a case, or judging a reply the child sent, may raise: the case fails as unreadable.
@@ -42,7 +43,9 @@ def prepare_op(case: Case, target: Target, check: Check | None, tolerance: Toler
 
 
 def prepare_backward(case: Case, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
-    return Prepared(plan_backward(case), lambda reply: judge_backward(case, reply, tolerance), (tolerance,))
+    accept = target.settings.get("accept", ())
+    return Prepared(plan_backward(case), lambda reply: judge_backward_accepting(case, reply, tolerance, accept),
+                    (tolerance, accept))
 
 
 @functools.cache
