@@ -14,8 +14,10 @@ rewords what the one before produced:
    slip are one ``nested-definition`` (``missing.explain_missing``);
 4. ``value-equality`` names its cause and the set where nodes collapse
    (``equality.describe``);
-5. a given part's diagnoses say that it is the course's code, broken (``given``);
-6. a forbidden import, seen in the source or attempted, last (``submission.cheating``).
+5. a part still holding the course's placeholder is ``not-implemented`` there
+   (``placeholder.still_placeholders``);
+6. a given part's diagnoses say that it is the course's code, broken (``given``);
+7. a forbidden import, seen in the source or attempted, last (``submission.cheating``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from grader.child.session import Observed
-from grader.diagnosis import equality, missing
+from grader.diagnosis import equality, missing, placeholder
 from grader.diagnosis.findings import Diagnosis, Findings, TargetOutcome
 from grader.diagnosis.submission import LoadFindings, cheating, inferred_warning, merge_interface_problems
 from grader.diagnosis.target import diagnose_target
@@ -50,6 +52,7 @@ def diagnose(submission: Submission, exercise: Exercise, load: LoadFindings, out
                                          {t.name for t in exercise.targets if t.kind.role is VALUE})
     diagnoses = missing.explain_missing(diagnoses, submission, exercise)
     diagnoses = equality.describe(diagnoses, submission, observed.equality)
+    diagnoses = placeholder.still_placeholders(diagnoses, submission, exercise)
     diagnoses = given(diagnoses, exercise)
     if observed.truncated:
         warnings.append(TRUNCATED)
