@@ -114,7 +114,8 @@ def test_weights_share_a_targets_points_and_off_checks_are_not_run():
                                                    "weights": {"reused-node": 2, "constant-operand": 3}}}}, "c"))
     mul = exercise.target("mul")
     assert [(c.id, mul.points_of(c)) for c in mul.checks] == [
-        ("mul.forward", 8 / 7), ("mul.local-grad", 8 / 7), ("mul.reused-node", 16 / 7), ("mul.constant-operand", 24 / 7)]
+        ("mul.forward", 8 / 7), ("mul.local-grad", 8 / 7), ("mul.reused-node", 16 / 7),
+        ("mul.constant-operand", 24 / 7)]
 
 
 def test_reflected_operators_not_asked_for_are_not_charged(tmp_path):
@@ -139,7 +140,7 @@ def test_the_lectures_own_add_is_given_graded_for_regressions_and_worth_nothing(
     assert today["targets"]["add"] == {"score": 3.0, "max_score": 5.0}
     course = {"targets": {"add": {"given": True, "reflected": False}, "exp": {"points": 5}}}
     given = graded(tmp_path, lecture, course)
-    assert given["targets"]["add"] == {"score": 0.0, "max_score": 0.0}
+    assert given["targets"]["add"] == {"score": 0.0, "max_score": 0.0, "given": True}
     assert (given["score"], given["max_score"], given["diagnoses"]) == (5.0, 5.0, [])
     assert all(c["status"] == "passed" for c in given["checks"] if c["target"] == "add")
     broken = lecture.replace("            self.grad += 1.0 * out.grad\n", "            self.grad = 1.0 * out.grad\n")
@@ -156,7 +157,7 @@ def test_a_broken_given_part_is_not_full_marks_at_the_command_line(tmp_path):
     course.write_text("[targets.backward]\ngiven = true\n[targets.mul]\npoints = 10\n")
     done = micrograde("grade", str(path), "--config", str(course))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "  total           10 / 10" in done.stdout
+    assert "  backward         given        " in done.stdout and "  total           10 / 10" in done.stdout
     assert "[missing-seed] backward" in done.stdout and "All checks passed" not in done.stdout
 
 
