@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from helpers import micrograde
 
 from grader.exercise.config import load, parse
 from grader.grade import Options, grade
@@ -138,3 +139,88 @@ def test_a_cell_the_notebook_no_longer_has_is_said_and_costs_only_its_targets(tm
     assert found["targets"] == {"add": {"score": 0.0, "max_score": 8.0}, "tanh": {"score": 5.0, "max_score": 5.0}}
     [diagnosis] = found["diagnoses"]
     assert diagnosis["code"] == "not-implemented" and "'# Exercise 4'" in diagnosis["message"]
+
+
+def test_adopting_the_courses_notebook_keeps_it_and_adds_the_grading_cell(tmp_path):
+    """``micrograde scaffold --adopt``: every cell of the course's notebook kept as it is, the grading cell and
+    the course's configuration added; a target's cell the notebook lacks is one line naming the key."""
+    blank = ASSIGNMENTS / "tutorial_deep" / "blank.ipynb"
+    done = micrograde("scaffold", str(tmp_path / "out"), "--adopt", str(blank), "--config",
+                      str(COURSES / "tutorial-deep.toml"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(tmp_path / "out" / "blank.ipynb"), str(tmp_path / "out" / "micrograde.toml")]
+    original, written = json.loads(blank.read_text()), json.loads((tmp_path / "out" / "blank.ipynb").read_text())
+    assert written["cells"][:-2] == original["cells"]
+    assert written["cells"][-1]["source"] == "from grader import check\n\ncheck()"
+    assert load(tmp_path / "out" / "micrograde.toml").sha256 == load(COURSES / "tutorial-deep.toml").sha256
+    again = micrograde("scaffold", str(tmp_path / "again"), "--adopt", str(tmp_path / "out" / "blank.ipynb"),
+                       "--config", str(COURSES / "tutorial-deep.toml"))
+    assert again.returncode == 0, again.stderr
+    assert json.loads((tmp_path / "again" / "blank.ipynb").read_text())["cells"] == written["cells"]  # one check
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('[targets.backward]\npoints = 10\ncell = "# Exercise 9"\n')
+    refused = micrograde("scaffold", str(tmp_path / "no"), "--adopt", str(blank), "--config", str(wrong))
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "[targets.backward] cell: no code cell of blank.ipynb is tagged '# Exercise 9'" in refused.stderr
+
+
+def test_the_adopted_notebook_checks_itself_in_a_real_kernel(tmp_path):
+    """Karpathy's solution notebook adopted, run top to bottom in a real kernel from its folder: its check()
+    cell grades the cells run, under the course beside it, and names what it did not grade."""
+    import nbclient
+    import nbformat
+
+    done = micrograde("scaffold", str(tmp_path), "--adopt", str(ASSIGNMENTS / "karpathy_exercises" /
+                                                                  "solution.ipynb"),
+                      "--config", str(COURSES / "karpathy-exercises.toml"))
+    assert done.returncode == 0, done.stderr
+    book = nbformat.read(tmp_path / "solution.ipynb", as_version=4)
+    nbclient.NotebookClient(book, timeout=300, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}},
+                            kernel_name="python3").execute()
+    shown = book.cells[-1].outputs[0]["data"]["text/markdown"]
+    assert shown.startswith("## micrograde: 60 / 60")
+    assert "| `__add__` | given (no points) | 5 of 5 |" in shown
+    assert "**Not graded**" in shown and "softmax (a function, In \\[" in shown
+
+
+def test_the_scaffold_writes_given_parts_out_and_asks_only_for_the_rest(tmp_path):
+    """micrograde's own scaffold for a course with given parts: the course's code (micrograd's) instead of a
+    stub, not listed as the learner's to write, no train_step where the course has none; graded blank, the
+    given parts pass and everything else is not-implemented."""
+    course = tmp_path / "micrograde.toml"
+    course.write_text('[targets.add]\ngiven = true\nreflected = false\n[targets.backward]\ngiven = true\n'
+                      '[targets.exp]\npoints = 8\n[targets.mul]\npoints = 8\nreflected = false\n')
+    done = micrograde("scaffold", str(tmp_path / "out"), "--config", str(course))
+    assert done.returncode == 0, done.stderr
+    engine = (tmp_path / "out" / "engine.py").read_text()
+    assert "Fill in the methods that raise NotImplementedError:\n``exp``, ``__mul__``.\n" in engine
+    assert "    # Given by the course (add): it is checked, and worth no points.\n    def __add__" in engine
+    assert 'NotImplementedError("__add__")' not in engine and 'NotImplementedError("backward")' not in engine
+    assert not (tmp_path / "out" / "train.py").exists()
+    assert "train" not in (tmp_path / "out" / "micrograd.ipynb").read_text()
+    found = json.loads(micrograde("grade", str(tmp_path / "out" / "engine.py"), "--config", str(course), "--format",
+                                  "json").stdout)
+    assert sorted((d["target"], d["code"]) for d in found["diagnoses"]) == [("exp", "not-implemented"),
+                                                                           ("mul", "not-implemented")]
+    assert found["targets"]["add"] == {"score": 0.0, "max_score": 0.0, "given": True}
+
+
+def test_check_grades_the_cells_run_so_far_as_the_course_says(monkeypatch):
+    """``check()`` in Jupyter: the cells run, in the order they ran, as a notebook: the tutorial's solution
+    cells left out, Exercise 4 graded where it stands (the learner ran it twice, the last run counts), every
+    place named by the cell run (``In [n]``)."""
+    import sys
+
+    from grader.student import check
+
+    notebook = json.loads((ASSIGNMENTS / "tutorial_deep" / "kept_solutions_mul_bug.ipynb").read_text())
+    code = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    exercise_4 = next(i for i, c in enumerate(code) if c.startswith("# Exercise 4"))
+    history = ["", *code[:exercise_4 + 1], code[exercise_4], *code[exercise_4 + 1:],
+               "from grader import check\ncheck()"]
+    monkeypatch.setattr(sys.modules["__main__"], "In", history, raising=False)
+    feedback = check(config=COURSES / "tutorial-deep.toml")
+    ran_last = len(history) - 1 - history[::-1].index(code[exercise_4])
+    assert [(d.code, d.file, d.line) for d in feedback.report.diagnoses] == [("wrong-local-grad", f"In [{ran_last}]",
+                                                                               26)]
+    assert feedback.report.submission == "check()" and feedback.score == 18.0  # add and backward, not mul

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import SOLUTION, micrograde
+from helpers import ROOT, SOLUTION, micrograde
 from test_ci_formats import GRADESCOPE, assert_junit_valid
 from test_classroom import RESULT_V1
 from test_pytest_plugin import pytest_micrograde
@@ -134,6 +134,16 @@ def test_the_pytest_plugin_skips_an_item_for_each(work, tmp_path):
     skipped = [c for c in root.iter("testcase") if c.find("skipped") is not None]
     assert len(skipped) == 3 and "softmax" in skipped[1].find("skipped").get("message")
     assert "3 skipped" in done.stdout
+
+
+def test_check_from_a_script_says_them(tmp_path):
+    (tmp_path / "work.py").write_text(SOLUTION + "\n\n" + SECTION_1 + "\n\nfrom grader import check\n\ncheck()\n")
+    done = subprocess.run([sys.executable, "work.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "total 100 / 100" in text and "Not graded" in text and "softmax (a function, work.py, line" in text
+    assert "All checks passed;" in text
 
 
 def test_nothing_is_said_when_everything_is_graded(tmp_path):
