@@ -22,7 +22,6 @@ with any nbgrader test): micrograde's sandbox confines the graded code, not the 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -86,7 +85,7 @@ def target(name: str, course: dict) -> Points | None:
 
 
 def test_cell(exercise: Exercise, name: str) -> str:
-    course = json.dumps(tables(exercise.config))  # numbers, strings and lists: a Python literal as JSON writes it
+    course = repr(tables(exercise.config))  # numbers, strings, booleans, lists and tables: a Python literal
     return (f"# micrograde: {name}, {exercise.target(name).points:g} points (do not change this cell)\n"
             f"from grader.staff.nbgrader import target\n\ntarget({name!r}, {course})")
 
