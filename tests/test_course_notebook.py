@@ -224,3 +224,23 @@ def test_check_grades_the_cells_run_so_far_as_the_course_says(monkeypatch):
     assert [(d.code, d.file, d.line) for d in feedback.report.diagnoses] == [("wrong-local-grad", f"In [{ran_last}]",
                                                                                26)]
     assert feedback.report.submission == "check()" and feedback.score == 18.0  # add and backward, not mul
+
+
+def test_the_docs_adopt_recipe_and_course_example(tmp_path):
+    """docs/staff.md: its example of the course's own exercise is a course micrograde grades Karpathy's notebook
+    by, and its adopt command, run as written on a course's notebook and configuration."""
+    import re
+
+    from recipes import run_recipe, section
+
+    example = re.findall(r"```toml\n(.*?)```", section("docs/staff.md", "## The course's own exercise"), re.S)[0]
+    (tmp_path / "micrograde.toml").write_text(example)
+    found = grade(ASSIGNMENTS / "karpathy_exercises" / "all_right.ipynb", Options(config=load(
+        tmp_path / "micrograde.toml"))).to_json()
+    assert (found["score"], found["max_score"], found["diagnoses"]) == (22.0, 22.0, [])
+    assert found["targets"]["add"]["given"] and "f" not in {u["name"] for u in found["ungraded"]}
+    (tmp_path / "course.ipynb").write_text((ASSIGNMENTS / "tutorial_deep" / "blank.ipynb").read_text())
+    (tmp_path / "micrograde.toml").write_text((COURSES / "tutorial-deep.toml").read_text())
+    done = run_recipe("docs/staff.md", "## The course's own notebook as the scaffold", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "student-files").iterdir()) == ["course.ipynb", "micrograde.toml"]
