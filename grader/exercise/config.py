@@ -309,8 +309,16 @@ def plain(options: dict) -> dict:
 
 
 def fingerprint(config: Config) -> str:
-    """A hash of what a configuration means (every value after defaults), not of how it is spelled."""
+    """A hash of what a configuration means (every value after defaults), not of how it is spelled. What a course
+    says of its own exercise (``grader.exercise.knobs``) counts where it says something: a course without it
+    keeps the hash it always had."""
     meaning = asdict(replace(config, source="", sha256=""))
+    for key in ("skip_cells", "given"):
+        if not meaning[key]:
+            del meaning[key]
+    for target in meaning["targets"]:
+        if target["knobs"] == asdict(Knobs()):
+            del target["knobs"]
     return hashlib.sha256(json.dumps(meaning, sort_keys=True).encode()).hexdigest()
 
 
