@@ -244,3 +244,18 @@ def test_the_docs_adopt_recipe_and_course_example(tmp_path):
     done = run_recipe("docs/staff.md", "## The course's own notebook as the scaffold", tmp_path)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "student-files").iterdir()) == ["course.ipynb", "micrograde.toml"]
+
+
+def test_the_handed_back_notebook_puts_a_steps_feedback_after_its_cell(tmp_path):
+    """--feedback on the tutorial: Exercise 4's targets are told right after the learner's Exercise 4 cell, not
+    after the course's solution or its full engine, which come later."""
+    path = ASSIGNMENTS / "tutorial_deep" / "kept_solutions_mul_bug.ipynb"
+    done = micrograde("grade", str(path), "--config", str(COURSES / "tutorial-deep.toml"), "--feedback",
+                      str(tmp_path / "back.ipynb"))
+    assert done.returncode == 1, done.stderr
+    cells = json.loads((tmp_path / "back.ipynb").read_text())["cells"]
+    mine = [c for c in cells if "micrograde-feedback" not in c.get("metadata", {}).get("tags", [])]
+    feedback = [i for i, c in enumerate(cells) if c.get("id") == "micrograde-mul"]
+    assert len(feedback) == 1 and "".join(cells[feedback[0] - 1]["source"]).startswith("# Exercise 4")
+    assert "wrong-local-grad" in "".join(cells[feedback[0]]["source"])
+    assert len(mine) == len(json.loads(path.read_text())["cells"])
