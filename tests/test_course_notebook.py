@@ -259,3 +259,14 @@ def test_the_handed_back_notebook_puts_a_steps_feedback_after_its_cell(tmp_path)
     assert len(feedback) == 1 and "".join(cells[feedback[0] - 1]["source"]).startswith("# Exercise 4")
     assert "wrong-local-grad" in "".join(cells[feedback[0]]["source"])
     assert len(mine) == len(json.loads(path.read_text())["cells"])
+
+
+def test_a_given_train_step_is_written_out_and_passes(tmp_path):
+    course = tmp_path / "micrograde.toml"
+    course.write_text("[targets.add]\npoints = 5\n[targets.train_step]\ngiven = true\n")
+    assert micrograde("scaffold", str(tmp_path / "out"), "--config", str(course)).returncode == 0
+    assert 'NotImplementedError("train_step")' not in (tmp_path / "out" / "train.py").read_text()
+    found = json.loads(micrograde("grade", str(tmp_path / "out" / "train.py"), "--config", str(course), "--format",
+                                  "json").stdout)
+    assert found["targets"]["train_step"] == {"score": 0.0, "max_score": 0.0, "given": True}
+    assert [(d["target"], d["code"]) for d in found["diagnoses"]] == [("add", "not-implemented")]

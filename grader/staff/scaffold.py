@@ -100,6 +100,17 @@ TRAIN_DOC = '''"""Do one step of gradient descent and return the loss *before* t
     """'''
 
 
+# ``train_step`` as a course that gives it writes it (``given = true``): checked, worth no points.
+GIVEN_TRAIN = """    # Given by the course: it is checked, and worth no points.
+    ypred = [model(x) for x in xs]
+    loss = sum((yout - ygt) ** 2 for ygt, yout in zip(ys, ypred))
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data += -lr * p.grad
+    return loss.data"""
+
+
 def stub_doc(name: str, cls: str) -> str:
     if name in CLASSIC_DOCS:
         return CLASSIC_DOCS[name].format(cls=cls)
@@ -214,7 +225,7 @@ Check your work at any time with:  micrograde grade {train}
 
 def {name}(model, xs, ys, lr):
     {TRAIN_DOC.format(cls=exercise.config.class_name)}
-    raise NotImplementedError("{name}")
+{GIVEN_TRAIN if exercise.target("train_step").given else f'    raise NotImplementedError("{name}")'}
 '''
 
 
