@@ -78,8 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     result.add_argument("--passed", type=int, metavar="M",
                         help="exit 0 when at least M of the target's checks passed (for platforms that count whole "
                              "points: see docs/ci.md)")
+    result.add_argument("--scored", type=int, metavar="N",
+                        help="exit 0 when the target's score, rounded half up, is at least N (a target whose checks "
+                             "the course weighs: see docs/ci.md)")
     scaffold = commands.add_parser("scaffold", help="write the student files of the course's exercise")
     scaffold.add_argument("directory", type=Path, help="folder to write the student files into (made if missing)")
+    scaffold.add_argument("--adopt", type=Path, metavar="NOTEBOOK",
+                          help="the course's own notebook, kept as it is, with the grading cell added at its end "
+                               "(instead of micrograde's engine.py, train.py and notebook)")
     for command in (grade, template, batch, result, scaffold):
         command.add_argument("--config", type=Path, metavar="FILE",
                              help="the course configuration: micrograde.toml, or a pyproject.toml with "

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import staging
 from grader.child import ahead, launcher, sandbox
 from grader.child.session import Observed, Session
 from grader.child.worker import WorkerLost
@@ -19,6 +20,7 @@ from grader.diagnosis.codes import UNUSABLE
 from grader.diagnosis.diagnose import diagnose
 from grader.diagnosis.findings import CheckResult, Diagnosis, Findings, TargetOutcome
 from grader.diagnosis.submission import read_load
+from grader.diagnosis.ungraded import Ungraded, read_by, ungraded
 from grader.errors import InputError, MissingDependency
 from grader.exercise import config as course_config
 from grader.exercise.cases import Check
@@ -33,6 +35,7 @@ from grader.judging.judge import (
 from grader.judging.kinds import PREPARE, UNREADABLE, Prepared
 from grader.report.model import Report
 from grader.submission import broken
+from grader.submission.cells import cut
 from grader.submission.siblings import read_as_run
 from grader.submission.source import Submission
 
@@ -223,9 +226,10 @@ def refused(path: Path, options: Options, reason: str) -> Report:
 
 def build_report(submission: str, exercise: Exercise, options: Options, outcomes: list[TargetOutcome],
                  findings: Findings, observed: Observed | None = None, warnings: tuple[str, ...] = (),
-                 execution: dict | None = None) -> Report:
+                 execution: dict | None = None, ungraded: tuple[Ungraded, ...] = ()) -> Report:
     """The report of a grade, built once from what it found: ``warnings`` are reading's, before those
-    of the findings; then the sandbox's, and those of running the notebook (``execution``)."""
+    of the findings; then the sandbox's, and those of running the notebook (``execution``); ``ungraded``,
+    what of the submission no target covered."""
     sandbox_json = launcher.detect().to_json(observed.confinement) if observed is not None else {}
     warnings = [*warnings, *findings.warnings]
     if observed is not None and (warning := sandbox.not_tamper_proof(sandbox_json)) is not None:
@@ -235,7 +239,8 @@ def build_report(submission: str, exercise: Exercise, options: Options, outcomes
                   warnings=tuple(warnings), output=observed.output if observed is not None else "",
                   sandbox=sandbox_json, execution=execution, config=exercise.config.to_json(),
                   audience=options.audience, targets=exercise.names,
-                  coverage={o.target.name: o.coverage for o in outcomes if o.coverage})
+                  coverage={o.target.name: o.coverage for o in outcomes if o.coverage},
+                  given=tuple(t.name for t in exercise.targets if t.given), ungraded=ungraded)
 
 
 def reading_warnings(submission: Submission, exercise: Exercise, options: Options) -> tuple[str, ...]:
@@ -251,13 +256,41 @@ def reading_warnings(submission: Submission, exercise: Exercise, options: Option
 
 def grade_submission(submission: Submission, options: Options | None = None, execution: dict | None = None) -> Report:
     """Grade ``submission``: load it in its children, run every target's checks, diagnose, and build the
-    report (with ``execution``, how running it as a notebook went, when that was asked for)."""
+    report (with ``execution``, how running it as a notebook went, when that was asked for). Targets the
+    course grades at a cell of a notebook are graded on the notebook as that cell left it (``grader.staging``)."""
     options = options or Options()
     for source in dict.fromkeys(submission.providers.values()):
         if source.kind == "ipynb" and not source.units:
             raise InputError(f"{source.display}: the notebook has no code cells to grade")
     exercise = options.exercise()
     warnings = reading_warnings(submission, exercise, options)
+    outcomes, parts, seen, whole, reads = [], [], [], None, []
+    for stage in staging.stages(exercise):
+        part = exercise.only(stage.names)
+        stage_submission = submission if stage.selector is None else cut(submission, stage.selector)
+        if stage_submission is None:
+            outcomes += [TargetOutcome(t, tuple(not_run(t, c, "error", "not run: no such cell") for c in t.checks),
+                                       blocked="no such cell") for t in stage.targets]
+            parts.append(Findings(tuple(staging.no_such_cell(t, stage.selector, exercise.method(t.name))
+                                        for t in stage.targets), ()))
+            continue
+        found, findings, observed = grade_stage(stage_submission, part, options)
+        reads.append(read_by(stage_submission, part))
+        outcomes += found
+        parts.append(findings)
+        seen.append(observed)
+        whole = observed if stage.selector is None else whole
+    outcomes, findings = staging.merged(exercise, outcomes, parts)
+    observed = staging.observed_together(seen, whole, lambda held: launcher.detect().to_json(held)["tamper_proof"]) \
+        if seen else None
+    return build_report(str(submission.path), exercise, options, outcomes, findings, observed, warnings, execution,
+                        ungraded(submission, exercise, reads))
+
+
+def grade_stage(submission: Submission, exercise: Exercise, options: Options) -> tuple[
+        list[TargetOutcome], Findings, Observed]:
+    """Grade the targets of ``exercise`` on ``submission``, in children of their own: outcomes, findings and
+    what the children showed."""
     with ahead.workspace() as (workdir, started):
         session = Session(submission, workdir, exercise, started)
         try:
@@ -268,8 +301,7 @@ def grade_submission(submission: Submission, options: Options | None = None, exe
             observed = session.observed()
         finally:
             session.close()
-    findings = diagnose(submission, exercise, load, outcomes, observed)
-    return build_report(str(submission.path), exercise, options, outcomes, findings, observed, warnings, execution)
+    return outcomes, diagnose(submission, exercise, load, outcomes, observed), observed
 
 
 def run_target(target: Target, session: Session, exercise: Exercise, options: Options,

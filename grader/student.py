@@ -8,12 +8,20 @@ every cell run so far. That code is graded exactly as ``micrograde grade``
 grades it, in a separate, sandboxed process, under the course's configuration:
 the ``micrograde.toml`` the course's scaffold wrote beside the student's files
 (a script's folder, else the working folder, where Jupyter runs a notebook).
+
+``check()`` with nothing to check grades the work as a whole, as a course's own
+notebook asks (``micrograde scaffold --adopt``): in Jupyter, every cell run so far,
+in the order it ran, as a notebook (``In [5]`` in the report is the fifth cell run;
+a course's cell selectors by first line apply, its tags cannot: the kernel does not
+know them); in a script, the script's own file.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
+import json
+import re
 import shutil
 import sys
 import tempfile
@@ -143,17 +151,72 @@ def in_ipython() -> bool:
     return shell is not None
 
 
+def history_notebook() -> tuple[dict, list[str]]:
+    """The cells this IPython session ran, in the order they ran, as a notebook (a cell run again with the
+    same source only where it ran last), and the ``In [n]`` of each."""
+    cells = getattr(sys.modules.get("__main__"), "In", None) or []
+    last = {}
+    for number, cell in enumerate(cells):
+        if isinstance(cell, str) and cell.strip():
+            last.pop(cell, None)
+            last[cell] = number
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [{"cell_type": "code", "id": f"in-{n}", "metadata": {}, "source": cell, "outputs": [],
+                           "execution_count": n} for cell, n in last.items()]}
+    return notebook, [f"In [{n}]" for n in last.values()]
+
+
+def in_cells(report: Report, labels: list[str]) -> Report:
+    """The report on the history's notebook with each place named by the cell run (``In [5]``)."""
+
+    def where(location: Location | None) -> Location | None:
+        if location is None or location.cell is None or not 0 < location.cell <= len(labels):
+            return location
+        return Location(labels[location.cell - 1], location.line)
+
+    def cell(found: re.Match) -> str:
+        number = int(found.group(1))
+        return labels[number - 1] if 0 < number <= len(labels) else found.group(0)
+
+    return replace(report, submission="check()",
+                   diagnoses=tuple(replace(d, where=where(d.where)) for d in report.diagnoses),
+                   ungraded=tuple(replace(u, where=where(u.where)) for u in report.ungraded),
+                   warnings=tuple(re.sub(r"\bcell (\d+)\b", cell, w) for w in report.warnings))
+
+
+def check_whole(options, folder: Path) -> Report:
+    """``check()``: the cells run so far as a notebook, in Jupyter; else the running script's file."""
+    from grader.grade import grade
+
+    if _history():
+        notebook, labels = history_notebook()
+        path = folder / "notebook.ipynb"
+        path.write_text(json.dumps(notebook), encoding="utf-8")
+        return in_cells(grade(path, options), labels)
+    script = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not script or not Path(script).is_file():
+        raise ValueError("check() could not find your work; run it from a notebook or a .py file")
+    return grade(Path(script), options)
+
+
 def check(Value=None, train_step=None, *, timeout: float | None = None,  # noqa: N803 (the student's names)
           config: str | Path | None = None) -> Feedback:
-    """Grade ``Value`` and ``train_step`` (either may be left out) and show the report: under the course's
-    configuration (``config``, else the one beside the work: see ``course_file``), with ``timeout``
-    seconds for each target if given (else the configuration's)."""
+    """Grade ``Value`` and ``train_step`` (either may be left out; both: the work as a whole, see the module's
+    docstring) and show the report: under the course's configuration (``config``, else the one beside the
+    work: see ``course_file``), with ``timeout`` seconds for each target if given (else the configuration's)."""
     from grader.exercise.config import load
     from grader.grade import Options, grade
 
     objects = [o for o in (Value, train_step) if o is not None]
     if not objects:
-        raise TypeError("check() needs your Value class, your train_step function, or both")
+        script = getattr(sys.modules.get("__main__"), "__file__", None)
+        files = [Path(script).resolve()] if not _history() and script and Path(script).is_file() else []
+        options = Options(config=load(Path(config) if config is not None else course_file(files)), timeout=timeout)
+        with tempfile.TemporaryDirectory(prefix="micrograde-check-", ignore_cleanup_errors=True) as tmp:
+            feedback = Feedback(check_whole(options, Path(tmp)))
+        if not in_ipython():
+            print(repr(feedback), end="")
+        return feedback
     files = source_files(objects)
     options = Options(config=load(Path(config) if config is not None else course_file(files)), timeout=timeout)
     with tempfile.TemporaryDirectory(prefix="micrograde-check-", ignore_cleanup_errors=True) as tmp:

@@ -21,7 +21,7 @@ SLOW = {
     "test_html.py", "test_installs.py", "test_notebook.py", "test_op_mutants.py", "test_page_attacks.py",
     "test_pages.py", "test_platform_attacks.py", "test_platform_trust.py",
     "test_platforms.py", "test_pytest_plugin.py", "test_realstyle.py", "test_refused.py", "test_replay.py",
-    "test_replay_trust.py", "test_report_escaping.py", "test_routes.py",
+    "test_replay_trust.py", "test_report_escaping.py", "test_routes.py", "test_course_notebook.py",
 }
 
 

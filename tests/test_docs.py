@@ -38,6 +38,7 @@ SH_BLOCKS = {
     ("docs/ci.md", "## PrairieLearn", 1): "test",
     ("docs/ci.md", "## nbgrader on JupyterHub", 0): "test",
     ("docs/staff.md", "## The course configuration", 0): "test",
+    ("docs/staff.md", "## The course's own notebook as the scaffold", 0): "test",
     ("docs/staff.md", "## Handing notebooks back", 0): "test",
     ("docs/staff.md", "## Batch grading", 0): "test",
     ("docs/speed.md", "# Speed", 0): "by hand: installs nbgrader and otter from PyPI, then runs for over ten minutes",

@@ -30,9 +30,15 @@ def pytest_micrograde(tmp_path, submission, command: list[str] = COURSE) -> tupl
 
 
 def outcomes(root: ET.Element) -> dict[str, str]:
-    """``target::check`` of each test case (JUnit XML splits a node id into classname and name)."""
+    """``target::check`` of each check's test case (JUnit XML splits a node id into classname and name); the
+    skipped items of what was not graded are no check's (``skipped``)."""
     return {f"{case.get('classname')}::{case.get('name')}": "failed" if case.find("failure") is not None
-            else "passed" for case in root.iter("testcase")}
+            else "passed" for case in root.iter("testcase") if case.find("skipped") is None}
+
+
+def skipped(root: ET.Element) -> list[str]:
+    """Why each skipped item was skipped: the parts of the submission no target covered."""
+    return [case.find("skipped").get("message") for case in root.iter("testcase") if case.find("skipped") is not None]
 
 
 def test_reference_passes_everything(tmp_path):
@@ -53,8 +59,10 @@ def test_the_bundled_exercise_fails_everything_as_not_implemented(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     root = ET.parse(tmp_path / "micrograde.xml").getroot()
     assert set(outcomes(root).values()) == {"failed"} and len(outcomes(root)) == 29
+    # the notebook's own copies of the stubs, beside the .py files that are graded: said, not graded
+    assert [m.split(" (")[0] for m in skipped(root)] == ["not graded: Value", "not graded: train_step"]
     assert all("[not-implemented]" in case.find("failure").get("message", "") + (case.find("failure").text or "")
-               for case in root.iter("testcase"))
+               for case in root.iter("testcase") if case.find("skipped") is None)
 
 
 def test_a_buggy_file_fails_exactly_its_checks(tmp_path):

@@ -1,11 +1,13 @@
-"""One course, one score, every route: a correct and two buggy submissions graded through every way a course
-can grade them, each through its real consumer, each route's total held to the staff report's.
+"""One course, one score, every route: correct and buggy submissions graded through every way a course can
+grade them, each through its real consumer, each route's total held to the staff report's.
 
-The course (``courses/route-matrix.toml``) grades relu, exp and division, no tanh, hides a check until
-release and has checks worth fractional points. Routes that carry points exactly (``grade`` in JSON and
-text, ``batch``, Gradescope, the pytest plugin, PrairieLearn, nbgrader) give the staff report's total;
-those that count whole points only (Classroom 50's contract, GitHub Classroom's ``parseInt``) give each
-target's score rounded half up, as docs/ci.md says, and the course's full marks to a correct submission.
+The first course (``courses/route-matrix.toml``) grades relu, exp and division, no tanh, hides a check until
+release and has checks worth fractional points; the second (``courses/route-knobs.toml``) adds what a course
+says of its own exercise: a given part, reflected operators not asked for, checks weighted unevenly, a check
+off, a backward() convention. Routes that carry points exactly (``grade`` in JSON and text, ``batch``,
+Gradescope, the pytest plugin, PrairieLearn, nbgrader) give the staff report's total; those that count whole
+points only (Classroom 50's contract, GitHub Classroom's ``parseInt``) give each target's score rounded half
+up, as docs/ci.md says, and the course's full marks to a correct submission.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from recipes import BIN
 from test_classroom import RESULT_V1, RUNNER_ENV, run_workflow
 
 COURSE = Path(__file__).parent / "courses" / "route-matrix.toml"
+KNOBS = Path(__file__).parent / "courses" / "route-knobs.toml"
 PL_SCHEMA = json.loads((Path(__file__).parent / "schemas" / "prairielearn-results.schema.json").read_text())
 BACKWARD_IN_ORDER = "        for node in reversed(topo):\n            node._backward()"
 SUBMISSIONS = {
@@ -43,6 +46,18 @@ SUBMISSIONS = {
         WRITTEN["truediv"], grads=(WRITTEN["truediv"].grads[0], ("other", "(-self.data / other.data)")))}).replace(
         BACKWARD_IN_ORDER, "        for node in topo:\n            node._backward()"),
 }
+ZEROES_FIRST = "        build_topo(self)\n        for v in topo:\n            v.grad = 0.0\n"
+KNOB_SUBMISSIONS = {
+    "correct": engine(),
+    # the course's convention: backward() zeroes the graph's gradients first (accepted, full marks)
+    "zeroes-first": engine().replace("        build_topo(self)\n", ZEROES_FIRST),
+    # mul overwrites gradients (its weighted reused-node and generated checks: 1 9/11 + 10/11 points), and the
+    # given __add__ broken the same way (worth nothing, said)
+    "mul-and-given-add": engine({**WRITTEN, "mul": dataclasses.replace(WRITTEN["mul"], assign=(True, True)),
+                                 "add": dataclasses.replace(WRITTEN["add"], assign=(True, True))}),
+}
+# Each course, its submissions and its full marks.
+COURSES = {COURSE: (SUBMISSIONS, 81.0), KNOBS: (KNOB_SUBMISSIONS, 49.0)}
 PYTEST = str(Path(sys.executable).parent / "pytest")
 
 
@@ -59,26 +74,26 @@ def whole(staff: dict) -> tuple[int, int]:
             sum(math.floor(t["max_score"] + 0.5) for t in staff["targets"].values()))
 
 
-def staff_report(folder: Path) -> dict:
-    result = micrograde("grade", str(folder / "exercises"), "--config", str(COURSE), "--format", "json",
+def staff_report(folder: Path, course: Path) -> dict:
+    result = micrograde("grade", str(folder / "exercises"), "--config", str(course), "--format", "json",
                         "--audience", "staff")
     assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout)
 
 
-def grade_routes(folder: Path) -> dict[str, tuple[float, float]]:
+def grade_routes(folder: Path, course: Path) -> dict[str, tuple[float, float]]:
     """``micrograde grade`` as a student runs it: JSON and text."""
-    done = micrograde("grade", str(folder / "exercises"), "--config", str(COURSE), "--format", "json")
+    done = micrograde("grade", str(folder / "exercises"), "--config", str(course), "--format", "json")
     report = json.loads(done.stdout)
-    text = micrograde("grade", str(folder / "exercises"), "--config", str(COURSE)).stdout
+    text = micrograde("grade", str(folder / "exercises"), "--config", str(course)).stdout
     total = re.search(r"^  total\s+(\S+) / (\S+)", text, re.M)
     return {"grade json": (report["score"], report["max_score"]),
             "grade text": (float(total.group(1)), float(total.group(2)))}
 
 
-def gradescope_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
+def gradescope_route(folder: Path, tmp_path: Path, course: Path) -> tuple[float, float]:
     """The Gradescope template's run_autograder, as Gradescope runs it, on /autograder/submission."""
-    assert micrograde("template", "gradescope", str(tmp_path / "gs"), "--config", str(COURSE)).returncode == 0
+    assert micrograde("template", "gradescope", str(tmp_path / "gs"), "--config", str(course)).returncode == 0
     root = tmp_path / "autograder"
     (root / "submission").mkdir(parents=True)
     (root / "submission" / "engine.py").write_text((folder / "exercises" / "engine.py").read_text())
@@ -88,11 +103,11 @@ def gradescope_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
     return results["score"], sum(t["max_score"] for t in results["tests"])
 
 
-def classroom50_route(folder: Path, tmp_path: Path) -> tuple[int, int]:
+def classroom50_route(folder: Path, tmp_path: Path, course: Path) -> tuple[int, int]:
     """The Classroom 50 autograder, run in the student's checkout with the runner's variables; its
     result.json held to the contract and to the collector's own checks (whole numbers, score <= max)."""
     assert micrograde("template", "classroom50", str(tmp_path / "c50"), "--install", "micrograde", "--config",
-                      str(COURSE)).returncode == 0
+                      str(course)).returncode == 0
     done = subprocess.run([sys.executable, str(tmp_path / "c50" / "autograder.py")], cwd=folder,
                           env={**os.environ, **RUNNER_ENV}, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -103,11 +118,11 @@ def classroom50_route(folder: Path, tmp_path: Path) -> tuple[int, int]:
     return result["score"], result["max-score"]
 
 
-def github_classroom_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
+def github_classroom_route(folder: Path, tmp_path: Path, course: Path) -> tuple[float, float]:
     """The GitHub Classroom workflow, its steps run as Actions runs them, the command grader's parseInt and
     the reporter's sums reproduced (test_classroom); no temporary folder left behind."""
     assert micrograde("template", "github-classroom", str(tmp_path / "gh"), "--install", "micrograde", "--config",
-                      str(COURSE)).returncode == 0
+                      str(course)).returncode == 0
     workflow = yaml.safe_load((tmp_path / "gh" / ".github" / "workflows" / "classroom.yml").read_text())
     runner = tmp_path / "runner"
     runner.mkdir()
@@ -116,20 +131,20 @@ def github_classroom_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
     return points
 
 
-def pytest_route(folder: Path) -> tuple[float, float]:
+def pytest_route(folder: Path, course: Path) -> tuple[float, float]:
     """``pytest --micrograde exercises/`` as people type it, points from its JUnit XML."""
     junit = folder / "junit.xml"
     subprocess.run([PYTEST, "-p", "no:cacheprovider", "--micrograde", "exercises/", "--micrograde-config",
-                    str(COURSE), f"--junitxml={junit}"], cwd=folder, capture_output=True, timeout=300)
+                    str(course), f"--junitxml={junit}"], cwd=folder, capture_output=True, timeout=300)
     root = ET.parse(junit).getroot()
     properties = [(p.get("name"), float(p.get("value"))) for p in root.iter("property")]
     return (sum(v for n, v in properties if n == "points"), sum(v for n, v in properties if n == "max_points"))
 
 
-def prairielearn_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
+def prairielearn_route(folder: Path, tmp_path: Path, course: Path) -> tuple[float, float]:
     """The PrairieLearn grader's entrypoint on /grade/student; results.json held to PrairieLearn's documented
     format. PrairieLearn awards score x the question's points: the question worth the course's total."""
-    assert micrograde("template", "prairielearn", str(tmp_path / "pl"), "--config", str(COURSE)).returncode == 0
+    assert micrograde("template", "prairielearn", str(tmp_path / "pl"), "--config", str(course)).returncode == 0
     root = tmp_path / "grade"
     (root / "student").mkdir(parents=True)
     (root / "student" / "engine.py").write_text((folder / "exercises" / "engine.py").read_text())
@@ -144,20 +159,25 @@ def prairielearn_route(folder: Path, tmp_path: Path) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def nbgrader_totals(tmp_path_factory) -> dict[str, tuple[float, float]]:
-    """A real ``nbgrader autograde`` of the three submissions, each a copy of the released notebook with the
+def nbgrader_totals(tmp_path_factory) -> dict[tuple[Path, str], tuple[float, float]]:
+    """A real ``nbgrader autograde`` of each course's submissions, each a copy of the released notebook with the
     class written in: the gradebook's total of each."""
+    return {(course, student): totals for course, (submissions, _) in COURSES.items()
+            for student, totals in nbgrader_course(tmp_path_factory.mktemp("nbgrader-course"), course,
+                                                   submissions).items()}
+
+
+def nbgrader_course(course: Path, config: Path, submissions: dict[str, str]) -> dict[str, tuple[float, float]]:
     from nbgrader.api import Gradebook
 
-    course = tmp_path_factory.mktemp("nbgrader-course")
     assert micrograde("template", "nbgrader", str(course / "source" / "micrograd"), "--config",
-                      str(COURSE)).returncode == 0
+                      str(config)).returncode == 0
     (course / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\n")
     nbgrader = [str(Path(sys.executable).parent / "nbgrader")]
     subprocess.run([*nbgrader, "generate_assignment", "micrograd", "--force"], cwd=course, check=True,
                    capture_output=True, timeout=300)
     released = nbformat.read(course / "release" / "micrograd" / "micrograd.ipynb", as_version=4)
-    for student, source in SUBMISSIONS.items():
+    for student, source in submissions.items():
         book = nbformat.from_dict(json.loads(json.dumps(released)))
         value, train = source.split("\n\ndef train_step")
         for cell in book.cells:
@@ -170,44 +190,65 @@ def nbgrader_totals(tmp_path_factory) -> dict[str, tuple[float, float]]:
     subprocess.run([*nbgrader, "autograde", "micrograd", "--force"], cwd=course, check=True, capture_output=True,
                    timeout=900)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        found = {s: gradebook.find_submission("micrograd", s) for s in SUBMISSIONS}
+        found = {s: gradebook.find_submission("micrograd", s) for s in submissions}
         return {s: (submission.score, submission.max_score) for s, submission in found.items()}
 
 
 @pytest.fixture(scope="module")
-def batch_totals(tmp_path_factory) -> dict[str, tuple[float, float]]:
-    """``micrograde batch`` of the three, one folder a student: grades.csv's score and max_score."""
-    folder = tmp_path_factory.mktemp("batch")
-    for student, source in SUBMISSIONS.items():
-        (folder / "submissions" / student).mkdir(parents=True)
-        (folder / "submissions" / student / "engine.py").write_text(source)
-    done = micrograde("batch", str(folder / "submissions"), "--out", str(folder / "out"), "--config", str(COURSE),
-                      "--jobs", "2", timeout=600)
-    assert done.returncode in (0, 1), done.stderr
-    with open(folder / "out" / "grades.csv", newline="") as fh:
-        return {row["id"]: (float(row["score"]), float(row["max_score"])) for row in csv.DictReader(fh)}
+def batch_totals(tmp_path_factory) -> dict[tuple[Path, str], tuple[float, float]]:
+    """``micrograde batch`` of each course's submissions, one folder a student: grades.csv's score and
+    max_score."""
+    totals = {}
+    for course, (submissions, _) in COURSES.items():
+        folder = tmp_path_factory.mktemp("batch")
+        for student, source in submissions.items():
+            (folder / "submissions" / student).mkdir(parents=True)
+            (folder / "submissions" / student / "engine.py").write_text(source)
+        done = micrograde("batch", str(folder / "submissions"), "--out", str(folder / "out"), "--config",
+                          str(course), "--jobs", "2", timeout=600)
+        assert done.returncode in (0, 1), done.stderr
+        with open(folder / "out" / "grades.csv", newline="") as fh:
+            totals |= {(course, row["id"]): (float(row["score"]), float(row["max_score"]))
+                       for row in csv.DictReader(fh)}
+    return totals
 
 
-@pytest.mark.parametrize("name", list(SUBMISSIONS))
-def test_every_route_gives_the_staff_reports_total(tmp_path, name, batch_totals, nbgrader_totals):
-    folder = exercises(tmp_path / "student", SUBMISSIONS[name])
-    staff = staff_report(folder)
+CASES = [(course, name) for course, (submissions, _) in COURSES.items() for name in submissions]
+
+
+@pytest.mark.parametrize(("course", "name"), CASES, ids=[f"{c.stem}-{n}" for c, n in CASES])
+def test_every_route_gives_the_staff_reports_total(tmp_path, course, name, batch_totals, nbgrader_totals):
+    submissions, full = COURSES[course]
+    folder = exercises(tmp_path / "student", submissions[name])
+    staff = staff_report(folder, course)
     total = (staff["score"], staff["max_score"])
-    assert total[1] == 81.0
-    if name == "correct":
-        assert total == (81.0, 81.0) and staff["diagnoses"] == []
+    assert total[1] == full
+    if name in ("correct", "zeroes-first"):
+        assert total == (full, full) and staff["diagnoses"] == []
     else:
-        assert total[0] < 81.0 and total[0] != math.floor(total[0])  # a fraction of a point lost
-    exact = {**grade_routes(folder), "batch": batch_totals[name], "gradescope": gradescope_route(folder, tmp_path),
-             "pytest": pytest_route(folder), "prairielearn": prairielearn_route(folder, tmp_path),
-             "nbgrader": nbgrader_totals[name]}
+        assert total[0] < full and total[0] != math.floor(total[0])  # a fraction of a point lost
+    exact = {**grade_routes(folder, course), "batch": batch_totals[course, name],
+             "gradescope": gradescope_route(folder, tmp_path, course), "pytest": pytest_route(folder, course),
+             "prairielearn": prairielearn_route(folder, tmp_path, course), "nbgrader": nbgrader_totals[course, name]}
     for route, points in exact.items():
         assert points == pytest.approx(total), route
-    for route, points in (("classroom50", classroom50_route(folder, tmp_path)),
-                          ("github classroom", github_classroom_route(folder, tmp_path))):
+    for route, points in (("classroom50", classroom50_route(folder, tmp_path, course)),
+                          ("github classroom", github_classroom_route(folder, tmp_path, course))):
         assert points == whole(staff), route
-        if name == "correct":
+        if total[0] == full:
             assert points == total, route
+
+
+def test_a_broken_given_part_costs_nothing_on_any_route_and_is_said(tmp_path):
+    """The knobs' course: the given __add__ broken is worth nothing everywhere (the totals above), and the
+    student is told on the routes that show diagnoses."""
+    folder = exercises(tmp_path / "student", KNOB_SUBMISSIONS["mul-and-given-add"])
+    staff = staff_report(folder, KNOBS)
+    assert staff["targets"]["add"] == {"score": 0.0, "max_score": 0.0, "given": True}
+    [given] = [d for d in staff["diagnoses"] if d["target"] == "add"]
+    assert given["code"] == "grad-overwrite" and given["message"].startswith("This is the course's own code")
+    assert "mul" in {d["target"] for d in staff["diagnoses"]}
+    assert whole(staff) == (46, 49)  # mul: 7 3/11, rounded to 7
 
 
 def test_the_prairielearn_recipe_and_its_try_out(tmp_path):

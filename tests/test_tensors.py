@@ -107,7 +107,7 @@ def test_the_reference_entry_by_entry_is_numpys(op):
 
 @pytest.mark.parametrize(("change", "says"), [
     ({"op": "conv"}, "tensor_mul] op: expected one of add, sub, mul"),
-    ({"also": ["rmul", "rmul"]}, "also: expected a list of distinct ones of"),
+    ({"also": ["rmul", "rmul"]}, "also: expected a list of some of"),
     ({"also": "rmul"}, "also: expected a list"),
     ({"class": "2d"}, "class: expected a Python name"),
     ({"method": "a.b"}, "method: expected a Python name"),

@@ -1,6 +1,7 @@
 """``micrograde result``: the verdict of one check of a JSON report, for CI systems that give points per
 command (GitHub Classroom's autograding steps); with ``--passed M``, whether at least M of a target's checks
-passed (the steps of a target whose checks are not worth whole points: ``grader.report.whole``)."""
+passed, and with ``--scored N`` whether its score rounded half up is at least N (the steps of a target whose
+checks are not worth whole points: ``grader.report.whole``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 
 from grader.errors import EXIT_LOST_POINTS, EXIT_OK, UsageError
 from grader.report.model import report_from_json
+from grader.report.whole import exact, half_up
 
 
 def run(args: argparse.Namespace) -> int:
@@ -16,6 +18,13 @@ def run(args: argparse.Namespace) -> int:
         report = report_from_json(json.loads(args.report.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         raise UsageError(f"{args.report}: not a micrograde JSON report") from None
+    if args.scored is not None:
+        scores = report.target_scores()
+        if args.check not in scores:
+            raise UsageError(f"{args.report}: no target {args.check}")
+        score = 0 if report.forbidden else half_up(exact(scores[args.check][0]))
+        print(f"{args.check}: {score} points, rounded (this step needs {args.scored})")
+        return EXIT_OK if score >= args.scored else EXIT_LOST_POINTS
     if args.passed is not None:
         of_target = [c.status == "passed" for c in report.checks if c.target == args.check]
         if not of_target:

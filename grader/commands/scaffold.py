@@ -1,8 +1,10 @@
-"""``micrograde scaffold``: write the student files of the course's exercise."""
+"""``micrograde scaffold``: write the student files of the course's exercise, or adopt the course's own notebook
+(``--adopt``: ``grader.staff.adopt``)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from grader.commands.course import course_config
 from grader.errors import EXIT_OK
@@ -11,6 +13,15 @@ from grader.staff.scaffold import write_scaffold
 
 
 def run(args: argparse.Namespace) -> int:
-    for path in write_scaffold(Exercise(course_config(args)), args.directory):
+    exercise = Exercise(course_config(args))
+    if args.adopt is not None:
+        from grader.staff.adopt import write_adopted
+
+        written, notes = write_adopted(exercise, args.adopt, args.directory)
+        for note in notes:
+            print(f"micrograde: note: {note}", file=sys.stderr)
+    else:
+        written = write_scaffold(exercise, args.directory)
+    for path in written:
         print(path)
     return EXIT_OK

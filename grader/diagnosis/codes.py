@@ -34,7 +34,8 @@ CODES: dict[str, Code] = {code.name: code for code in (
     Code('not-implemented', 'any',
          meaning='the stub still raises `NotImplementedError`, or the class has no such method; the message says '
                  'what it has instead (`def pow` for `__pow__`, a def indented into another method, the other ops '
-                 'it has)',
+                 'it has); or the code is still the course\'s placeholder (a `pass` under `# TODO` or '
+                 '`# YOUR CODE HERE`), at that line',
          what='{method} is not written yet: it still raises NotImplementedError, or is missing.',
          concept='Fill in the stub; its docstring says what it must do.'),
     Code('crash', 'any',

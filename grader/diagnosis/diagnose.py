@@ -14,16 +14,20 @@ rewords what the one before produced:
    slip are one ``nested-definition`` (``missing.explain_missing``);
 4. ``value-equality`` names its cause and the set where nodes collapse
    (``equality.describe``);
-5. a forbidden import, seen in the source or attempted, last (``submission.cheating``).
+5. a part still holding the course's placeholder is ``not-implemented`` there
+   (``placeholder.still_placeholders``);
+6. a given part's diagnoses say that it is the course's code, broken (``given``);
+7. a forbidden import, seen in the source or attempted, last (``submission.cheating``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from grader.child.session import Observed
-from grader.diagnosis import equality, missing
-from grader.diagnosis.findings import Findings, TargetOutcome
+from grader.diagnosis import equality, missing, placeholder
+from grader.diagnosis.findings import Diagnosis, Findings, TargetOutcome
 from grader.diagnosis.submission import LoadFindings, cheating, inferred_warning, merge_interface_problems
 from grader.diagnosis.target import diagnose_target
 from grader.exercise.kinds import VALUE
@@ -49,8 +53,21 @@ def diagnose(submission: Submission, exercise: Exercise, load: LoadFindings, out
                                          {t.name for t in exercise.targets if t.kind.role is VALUE})
     diagnoses = missing.explain_missing(diagnoses, submission, exercise)
     diagnoses = equality.describe(diagnoses, submission, observed.equality)
+    diagnoses = placeholder.still_placeholders(diagnoses, submission, exercise)
+    diagnoses = given(diagnoses, exercise)
     if observed.truncated:
         warnings.append(TRUNCATED)
     if (forbidden := cheating(submission, observed.violations)) is not None:
         diagnoses.append(forbidden)
     return Findings(tuple(diagnoses), tuple(warnings))
+
+
+GIVEN = ("This is the course's own code, given to you: it is worth no points, but it no longer passes its "
+         "checks, and the code that uses it may lose points for it. Put it back as the course gave it, or fix "
+         "it.")
+
+
+def given(diagnoses: list[Diagnosis], exercise: Exercise) -> list[Diagnosis]:
+    """Each diagnosis of a given part (``given = true``) saying that it is the course's code, now broken."""
+    own = {t.name for t in exercise.targets if t.given}
+    return [replace(d, message=f"{GIVEN} {d.message}") if d.target in own else d for d in diagnoses]

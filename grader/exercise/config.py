@@ -22,6 +22,7 @@ from grader.exercise import ops
 from grader.exercise.formula import FormulaError
 from grader.exercise.formula import parse as parse_formula
 from grader.exercise.kinds import GIVEN_TARGETS, KINDS, ROLES, Kind, Option, Role, kind_of
+from grader.exercise.knobs import SUBMISSION_DEFAULTS, TARGET_KEYS, Knobs, submission_table, target_knobs, target_points
 
 # The classic exercise: five methods of Value and train_step. Kept as data, not as TOML text to parse,
 # so that a grade with the default reads no TOML (importing ``tomllib`` costs a grade about 3 ms);
@@ -35,6 +36,8 @@ DEFAULT_TABLES: dict = {
                  "train_file": "train.py", "notebook": "micrograd.ipynb"},
     "policy": {"allowed_modules": []},
 }
+# Written out only when a course sets them (``tables``): the classic exercise's file stays as it was.
+OPTIONAL_TABLES: dict = {"submission": SUBMISSION_DEFAULTS}
 
 
 def as_toml(tables: dict, heading: str) -> str:
@@ -49,11 +52,15 @@ def as_toml(tables: dict, heading: str) -> str:
     return f"# {heading}\n" + "\n".join(blocks)
 
 
-def toml_value(value: str | int | float | bool | list) -> str:
-    """A string, a number, a truth value or a list of strings or numbers as TOML reads it back (an exponent
-    without Python's leading zero: ``1e-6``)."""
+def toml_value(value: str | int | float | bool | list | dict) -> str:
+    """A string, a number, a truth value, a list of strings or numbers, or a table of numbers as TOML reads it
+    back (an exponent without Python's leading zero: ``1e-6``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, (str, list)):
         return json.dumps(value)  # a TOML basic string (and an array of them) is written as JSON writes it
     mantissa, e, exponent = repr(value).partition("e")
@@ -71,6 +78,7 @@ class TargetConfig:
     time_limit: float
     kind: str  # ``grader.exercise.kinds``: an op's is "op"
     options: tuple[tuple[str, object], ...] = ()  # what the course set for the kind's options, in its order
+    knobs: Knobs = Knobs()  # given, cell, checks off and weights (``grader.exercise.knobs``)
 
     @property
     def settings(self) -> dict:
@@ -91,6 +99,8 @@ class Config:
     allowed_modules: tuple[str, ...]  # modules beyond the standard library the course lets learners use
     source: str  # the file it was read from, or "default"
     sha256: str = ""  # ``fingerprint``: what it means, not how it is spelled
+    skip_cells: tuple[str, ...] = ()  # notebook cells that are the course's (its solutions): never run nor graded
+    given: tuple[str, ...] = ()  # the course's own functions and classes that no target grades
 
     @property
     def class_name(self) -> str:
@@ -150,7 +160,7 @@ def _known_keys(table: dict, known: set[str], where: str) -> None:
 def parse(data: dict, where: str) -> Config:
     """Validate a parsed configuration; ``ConfigError`` names the first problem's key."""
     defaults = DEFAULT_TABLES
-    _known_keys(data, {"targets", "limits", "tolerance", "scaffold", "policy"}, where)
+    _known_keys(data, {"targets", "limits", "tolerance", "scaffold", "policy", "submission"}, where)
     limits = _table(data, "limits", where)
     _known_keys(limits, {"time_limit", "load_time_limit", "examples"}, f"{where} [limits]")
     time_limit = _number(limits, "time_limit", f"{where} [limits]", defaults["limits"]["time_limit"])
@@ -178,6 +188,8 @@ def parse(data: dict, where: str) -> Config:
         _number(tolerance, "reference", f"{where} [tolerance]", defaults["tolerance"]["reference"]),
         _number(tolerance, "finite_difference", f"{where} [tolerance]", defaults["tolerance"]["finite_difference"]),
         scaffold, _allowed_modules(_table(data, "policy", where), f"{where} [policy]"), where)
+    submission = submission_table(data.get("submission", {}), where)
+    config = replace(config, skip_cells=tuple(submission["skip_cells"]), given=tuple(submission["given"]))
     return replace(config, sha256=fingerprint(config))
 
 
@@ -198,15 +210,15 @@ def _allowed_modules(policy: dict, where: str) -> tuple[str, ...]:
 
 def parse_target(name: str, table: object, key: str, time_limit: float) -> TargetConfig:
     """One ``[targets.NAME]`` table: its kind (said, or an op's, ``backward``'s or ``train_step``'s), points,
-    hidden checks, time limit and the kind's options."""
+    hidden checks, time limit, the kind's options and the course's knobs (``grader.exercise.knobs``)."""
     if not isinstance(table, dict):
         raise ConfigError(f"{key}: must be a table")
     kind = target_kind(name, table.get("kind"), key)
-    _known_keys(table, {"points", "hidden", "time_limit", "kind", *(o.key for o in kind.options)}, key)
-    if "points" not in table:
-        raise ConfigError(f"{key} points: missing (how many points the target is worth)")
-    points = _number(table, "points", key, 0.0)
+    _known_keys(table, {"points", "hidden", "time_limit", "kind", *TARGET_KEYS, *(o.key for o in kind.options)}, key)
     options = {o.key: option(table, o, key) for o in kind.options if o.key in table or o.required}
+    if "reflected" in options and ops.reflection(name) is None:
+        raise ConfigError(f"{key} reflected: {name} has no reflected method; only "
+                          f"{', '.join(o for o in ops.OPS if ops.reflection(o))} do")
     formulas = [o for o in kind.options if o.type == "formula"]
     for o in formulas:
         try:
@@ -219,13 +231,16 @@ def parse_target(name: str, table: object, key: str, time_limit: float) -> Targe
                               f"({', '.join(options['inputs'])})")
     hidden = table.get("hidden", [])
     check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+    knobs = target_knobs(table, key, check_names)
+    points = target_points(table, key, knobs.given)
     if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
         raise ConfigError(f"{key} hidden: expected a list of check names")
     for h in hidden:
-        if h not in check_names:
-            raise ConfigError(f"{key} hidden: no check {h!r} (checks: {', '.join(check_names)})")
+        if h not in check_names or h in knobs.off:
+            raise ConfigError(f"{key} hidden: no check {h!r} (checks: "
+                              f"{', '.join(c for c in check_names if c not in knobs.off)})")
     return TargetConfig(name, points, tuple(hidden), _number(table, "time_limit", key, time_limit), kind.name,
-                        tuple(options.items()))
+                        tuple(options.items()), knobs)
 
 
 def target_kind(name: str, said: object, key: str) -> Kind:
@@ -244,7 +259,7 @@ def target_kind(name: str, said: object, key: str) -> Kind:
         if kind is not kind_of(name):
             raise ConfigError(f"{key}: {name!r} is a target of the classic exercise, of kind {kind_of(name).name!r}; "
                               "give this one a name of its own")
-    elif not kind.options:
+    elif kind.role is not None:
         raise ConfigError(f"{key} kind: a target of kind {said!r} is named by what it grades "
                           f"({', '.join(n for n in [*ops.OPS, *GIVEN_TARGETS] if kind_of(n) is kind)})")
     return kind
@@ -267,7 +282,7 @@ def option(table: dict, spec: Option, key: str) -> object:
         return tuple(tuple(float(x) for x in p) for p in value)
     if spec.type == "choice" and value in spec.choices:
         return value
-    if spec.type == "choices" and isinstance(value, list) and value and all(v in spec.choices for v in value) and \
+    if spec.type == "choices" and isinstance(value, list) and all(v in spec.choices for v in value) and \
             len(set(value)) == len(value):
         return tuple(value)
     if spec.type == "flag" and isinstance(value, bool):
@@ -278,7 +293,7 @@ def option(table: dict, spec: Option, key: str) -> object:
     one_of = ", ".join(spec.choices)
     expected = {"name": "a Python name", "names": "a list of distinct Python names",
                 "formula": "a formula of the inputs, as a string", "points": "a list of points, each a list of "
-                "numbers", "choice": f"one of {one_of}", "choices": f"a list of distinct ones of {one_of}",
+                "numbers", "choice": f"one of {one_of}", "choices": f"a list of some of {one_of}, each once",
                 "flag": "true or false", "counts": "a list of distinct whole numbers from 1 to 3"}[spec.type]
     raise ConfigError(f"{key} {spec.key}: expected {expected} ({spec.doc}), got {value!r}")
 
@@ -290,8 +305,9 @@ def _finite(x: object) -> bool:
 def tables(config: Config) -> dict:
     """The configuration as ``micrograde.toml``'s tables, every value written out: what it means, whatever
     file (a ``pyproject.toml``'s table too) and spelling it came from (``as_toml`` writes them)."""
+    submission = {"skip_cells": list(config.skip_cells), "given": list(config.given)}
     return {
-        "targets": {t.name: {**({"kind": t.kind, **plain(t.settings)} if t.options else {}), "points": t.points,
+        "targets": {t.name: {**({"kind": t.kind, **plain(t.settings)} if t.options else {}), **knob_tables(t),
                              **({"hidden": list(t.hidden)} if t.hidden else {}), "time_limit": t.time_limit}
                     for t in config.targets},
         "limits": {"time_limit": config.time_limit, "load_time_limit": config.load_time_limit,
@@ -299,7 +315,17 @@ def tables(config: Config) -> dict:
         "tolerance": {"reference": config.reference_tolerance, "finite_difference": config.difference_tolerance},
         "scaffold": dict(config.scaffold),
         "policy": {"allowed_modules": list(config.allowed_modules)},
+        **({"submission": submission} if submission != OPTIONAL_TABLES["submission"] else {}),
     }
+
+
+def knob_tables(target: TargetConfig) -> dict:
+    """A target's points and knobs as TOML writes them: only those the course set."""
+    knobs = target.knobs
+    return {**({"given": True} if knobs.given else {"points": target.points}),
+            **({"cell": knobs.cell} if knobs.cell is not None else {}),
+            **({"off": list(knobs.off)} if knobs.off else {}),
+            **({"weights": dict(knobs.weights)} if knobs.weights else {})}
 
 
 def plain(options: dict) -> dict:
@@ -309,10 +335,18 @@ def plain(options: dict) -> dict:
 
 
 def fingerprint(config: Config) -> str:
-    """A hash of what a configuration means (every value after defaults), not of how it is spelled."""
+    """A hash of what a configuration means (every value after defaults), not of how it is spelled. What a course
+    says of its own exercise (``grader.exercise.knobs``) counts where it says something: a course without it
+    keeps the hash it always had."""
     meaning = asdict(replace(config, source="", sha256=""))
     if not meaning["allowed_modules"]:
         del meaning["allowed_modules"]  # none allowed means what it meant before there was the key
+    for key in ("skip_cells", "given"):
+        if not meaning[key]:
+            del meaning[key]
+    for target in meaning["targets"]:
+        if target["knobs"] == asdict(Knobs()):
+            del target["knobs"]
     return hashlib.sha256(json.dumps(meaning, sort_keys=True).encode()).hexdigest()
 
 

@@ -107,6 +107,13 @@ class Kind:
         return Role(options[option], what)
 
 
+# Conventions a course may teach for ``backward()`` and accept beside micrograd's own (``accept``), by name.
+CONVENTIONS = {
+    "zeroes-first": "backward() first sets every gradient in its graph to 0, then seeds and propagates, so a "
+                    "second call starts afresh instead of adding to the gradients already there",
+}
+
+
 def classic_checks(name: str, options: dict) -> list[Check]:
     """The checks of an op, ``backward`` or ``train_step``: the hand-picked cases of ``grader.exercise.cases``."""
     return checks_for(name)
@@ -115,10 +122,16 @@ def classic_checks(name: str, options: dict) -> list[Check]:
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("op", VALUE, PLAIN, "op", "both", ANY | NODES | {
         "wrong-forward", "wrong-local-grad", "grad-overwrite", "constant-operand", "missing-child",
-        "detached-backward", "relu-at-zero"}, classic_checks,
+        "detached-backward", "relu-at-zero"}, classic_checks, options=(
+        Option("reflected", "flag", required=False,
+               doc="false: no case puts a plain number first (2 * a), so the reflected method (__rmul__) is "
+                   "not required"),),
         summary="a method of the class: an op and its backward closure"),
     Kind("backward", VALUE, PLAIN, "backward", "grad", ANY | NODES | {
         "missing-seed", "incomplete-traversal", "wrong-order", "repeated-visit", "no-accumulation"}, classic_checks,
+        options=(Option("accept", "choices", required=False, choices=tuple(CONVENTIONS),
+                        doc="conventions the course teaches, accepted beside micrograd's: "
+                            + "; ".join(f"{k}: {v}" for k, v in CONVENTIONS.items())),),
         summary="the class's backward(): the whole backward pass"),
     Kind("train", TRAIN_STEP, TRAINING, "train", "both", ANY | {
         "missing-zero-grad", "zero-grad-misplaced", "wrong-update", "missing-backward", "missing-update",

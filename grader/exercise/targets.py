@@ -8,12 +8,14 @@ that generated expressions may use. Nothing else holds a list of targets.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from grader.exercise import ops
 from grader.exercise.cases import Check, course_checks
 from grader.exercise.config import Config, TargetConfig
 from grader.exercise.kinds import GIVEN_TARGETS, KINDS, Kind, Lane, Role
+from grader.exercise.knobs import Knobs, weight_of
 
 
 @dataclass(frozen=True)
@@ -25,11 +27,18 @@ class Target:
     hidden: frozenset[str]  # ids of the checks hidden from students until release
     time_limit: float
     options: tuple[tuple[str, object], ...] = ()  # the kind's options, as the course set them
-    apart: bool = False  # its reflected op (radd for add) is a target of its own: plain numbers stay on its right
+    apart: bool = False  # its reflected op (radd for add) is a target of its own, or is not asked for: plain
+    # numbers stay on its right
+    knobs: Knobs = Knobs()  # given, cell, checks off and weights, as the course set them
 
     @property
     def settings(self) -> dict:
         return dict(self.options)
+
+    @property
+    def given(self) -> bool:
+        """The course's own code: graded for regressions, worth no points."""
+        return self.knobs.given
 
     @property
     def role(self) -> Role:
@@ -41,16 +50,21 @@ class Target:
         return ops.OPS.get(self.name)
 
     def points_of(self, check: Check) -> float:
-        """A target's points, spread evenly over its checks."""
-        return self.points / len(self.checks)
+        """A check's share of the target's points: even over its checks, unless the course weighs them."""
+        weights = dict(self.knobs.weights)
+        name = check.id.split(".", 1)[1]
+        return self.points * weight_of(weights, name) / sum(weight_of(weights, c.id.split(".", 1)[1])
+                                                            for c in self.checks)
 
 
 def checks_of(target: TargetConfig, apart: bool, have: frozenset[str]) -> list[Check]:
     """A target's checks: a classic target's hand-picked ones as the course grades them (``course_checks``),
-    another kind's from its options."""
+    another kind's from its options; those the course turned off left out."""
     if target.name in ops.OPS or target.name in GIVEN_TARGETS:
-        return course_checks(target.name, apart, have)
-    return KINDS[target.kind].checks(target.name, target.settings)
+        checks = course_checks(target.name, apart, have)
+    else:
+        checks = KINDS[target.kind].checks(target.name, target.settings)
+    return [c for c in checks if c.id.split(".", 1)[1] not in target.knobs.off]
 
 
 class Exercise:
@@ -59,16 +73,24 @@ class Exercise:
     def __init__(self, config: Config):
         self.config = config
         graded = {t.name for t in config.targets}
-        apart = {t.name for t in config.targets if ops.reflection(t.name) in graded}
+        apart = {t.name for t in config.targets
+                 if ops.reflection(t.name) in graded or t.settings.get("reflected") is False}
         have = ops.available(graded & set(ops.OPS))
         self.targets: tuple[Target, ...] = tuple(
             Target(t.name, KINDS[t.kind], t.points, tuple(checks_of(t, t.name in apart, have)),
-                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.options, t.name in apart)
+                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.options, t.name in apart, t.knobs)
             for t in config.targets)
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.targets)
+
+    def only(self, names: set[str]) -> Exercise:
+        """The same exercise grading only the targets ``names`` (checks and points as the whole course has
+        them): what one stage of a notebook grades (``grader.stages``)."""
+        part = copy.copy(self)
+        part.targets = tuple(t for t in self.targets if t.name in names)
+        return part
 
     def target(self, name: str) -> Target:
         return next(t for t in self.targets if t.name == name)

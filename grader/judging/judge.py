@@ -318,8 +318,10 @@ def reference_runs(case: Case) -> tuple[list[list], list[float]]:
     return runs, slopes
 
 
-def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
-    """Compare the leaves' gradients after the student's ``backward()`` on each root."""
+def judge_backward(case: Case, reply: dict, tolerance: Tolerance,
+                   expected: Callable[[Case], tuple[list[list], list[float]]] = reference_runs) -> Verdict:
+    """Compare the leaves' gradients after the student's ``backward()`` on each root with those ``expected``
+    gives (micrograd's own, or a convention's: ``grader.judging.conventions``)."""
     if "error" in reply:
         return Verdict(case, error=received_error(reply["error"]))
     runs = reply.get("runs")
@@ -329,7 +331,7 @@ def judge_backward(case: Case, reply: dict, tolerance: Tolerance) -> Verdict:
         for r, e in zip(runs, case.exprs)
     ):
         return malformed(case, "the reply does not have the expected shape")
-    expected_runs, slopes = reference_runs(case)
+    expected_runs, slopes = expected(case)
     verdict = Verdict(case)
     last_got, last_want = runs[-1]["grads"], expected_runs[-1]
     names = sorted({n for expr in case.exprs for n in leaf_names(expr)})

@@ -20,8 +20,9 @@ from grader.exercise.kinds import KINDS
 from grader.exercise.targets import Target
 from grader.exercise.tensorcases import values_given
 from grader.exercise.tensors import TensorCase
+from grader.judging.conventions import judge_backward_accepting
 from grader.judging.gradients import judge_gradient
-from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op
+from grader.judging.judge import Tolerance, Verdict, judge_op
 from grader.judging.plan import plan_backward, plan_op
 from grader.judging.tensors import judge_tensor, tensor_request
 from grader.judging.training import judge_train
@@ -46,7 +47,9 @@ def prepare_op(case: Case, target: Target, check: Check | None, tolerance: Toler
 
 
 def prepare_backward(case: Case, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
-    return Prepared(plan_backward(case), lambda reply: judge_backward(case, reply, tolerance), (tolerance,))
+    accept = target.settings.get("accept", ())
+    return Prepared(plan_backward(case), lambda reply: judge_backward_accepting(case, reply, tolerance, accept),
+                    (tolerance, accept))
 
 
 @functools.cache

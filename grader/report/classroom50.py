@@ -9,7 +9,8 @@ numbers there (its collector refuses any other): a target whose checks are
 worth whole points is carried check by check, exactly; one whose checks are
 not is carried as its score rounded half up (``grader.report.whole``). Every
 check counts, hidden ones too: for a student, a hidden check's test says only
-whether it passed. The total is the sum of the tests, so the two always agree.
+whether it passed. The total is the sum of the tests, so the two always agree. Each part of the
+submission no target covered is a test worth nothing that did not pass (``status`` ``not-graded``).
 Each test carries micrograde's diagnosis and counterexample as extra fields,
 which Classroom 50 keeps.
 """
@@ -62,6 +63,10 @@ def render_classroom50(report: Report, environ: Mapping[str, str] | None = None,
                 if check.counterexample is not None and not withheld:
                     test["counterexample"] = counterexample_json(check.counterexample)
             tests.append(test)
+    # What no target covered: a test worth nothing that did not pass, so that no "all passed" hides it.
+    tests += [{"test-name": f"not-graded: {part.name} ({part.where.describe()})", "passed": False, "score": 0,
+               "max-score": 0, "status": "not-graded", "message": f"not graded: {part.describe()}"}
+              for part in report.ungraded]
     result = {
         "schema": SCHEMA,
         **identity(os.environ if environ is None else environ),

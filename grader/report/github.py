@@ -1,4 +1,5 @@
-"""GitHub Actions: the report in the job summary, and each diagnosis as an annotation on its line.
+"""GitHub Actions: the report in the job summary, each diagnosis as an annotation on its line, and each part
+no target covered as a notice on its own.
 
 Workflow commands (``::error file=...,line=...::message``) are what GitHub reads
 from a step's output to mark a line of the student's own code.
@@ -23,22 +24,34 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _where(file: str, line: int | None, cell: int | None, submission: Submission, workspace: Path) -> str:
+    """The ``file=...,line=...`` of a place in the submission, as the workspace names it (a notebook's line
+    is its cell's, which GitHub cannot show: only the file is named)."""
+    path = submission.directory / file if submission.directory is not None else submission.path
+    try:
+        shown = os.path.relpath(path.resolve(), workspace.resolve())
+    except ValueError:
+        shown = str(path)
+    where = f"file={_escape_property(shown)}"
+    if line is not None and cell is None:
+        where += f",line={line}"
+    return where
+
+
 def annotations(report: Report, submission: Submission, workspace: Path) -> list[str]:
-    """One ``::error`` command per diagnosis that has a place in a file."""
+    """One ``::error`` command per diagnosis that has a place in a file, and one ``::notice`` per part of the
+    submission that no target covered."""
     commands = []
     for diagnosis in report.shown_diagnoses():
         if diagnosis.file is None:
             continue
-        path = submission.directory / diagnosis.file if submission.directory is not None else submission.path
-        try:
-            shown = os.path.relpath(path.resolve(), workspace.resolve())
-        except ValueError:
-            shown = str(path)
-        where = f"file={_escape_property(shown)}"
-        if diagnosis.line is not None and diagnosis.cell is None:
-            where += f",line={diagnosis.line}"
+        where = _where(diagnosis.file, diagnosis.line, diagnosis.cell, submission, workspace)
         title = _escape_property(f"micrograde {diagnosis.code} ({diagnosis.target})")
         commands.append(f"::error {where},title={title}::{_escape_data(diagnosis.message)}")
+    for part in report.ungraded:
+        where = _where(part.where.file, part.where.line, part.where.cell, submission, workspace)
+        title = _escape_property(f"micrograde: {part.name} was not graded")
+        commands.append(f"::notice {where},title={title}::{_escape_data(f'not graded: {part.describe()}')}")
     return commands
 
 

@@ -53,9 +53,12 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_htm
     numbered = student_cells(notebook)
     after: dict[int, list[str]] = {}
     for target in report.target_scores():
+        # Where its diagnosis points (a target of a notebook's step: that step's cell), else where it is defined.
+        cell = next((d.cell for d in report.diagnoses if d.target == target and d.cell is not None), None)
         location = submission.location((written or {}).get(target, target))
-        if location is not None and location.cell is not None:
-            after.setdefault(location.cell, []).append(target)
+        cell = cell if cell is not None else location.cell if location is not None else None
+        if cell is not None:
+            after.setdefault(cell, []).append(target)
     cells = [_cell("micrograde-summary", render.summary(report), with_ids, as_html)]
     for number, cell in numbered:
         cells.append(cell)

@@ -17,6 +17,16 @@ def _seconds(x: float) -> str:
     return f"{x:.3f}"
 
 
+def not_graded(suites: ET.Element, report: Report) -> None:
+    """A ``not-graded`` suite: each part of the submission no target covered, as a skipped test."""
+    suite = ET.SubElement(suites, "testsuite", name="not-graded", tests=str(len(report.ungraded)), failures="0",
+                          errors="0", skipped=str(len(report.ungraded)), time=_seconds(0.0))
+    for part in report.ungraded:
+        case = ET.SubElement(suite, "testcase", name=printable(part.name), classname="micrograde.not-graded",
+                             time=_seconds(0.0))
+        ET.SubElement(case, "skipped", message=printable(f"not graded: {part.describe()}")[:200])
+
+
 def render_junit(report: Report) -> str:
     """JUnit XML valid against Jenkins' junit-10.xsd."""
     suites = ET.Element("testsuites", name="micrograde")
@@ -58,6 +68,9 @@ def render_junit(report: Report) -> str:
             element.text = details
         for key, value in (("tests", tests), ("failures", failures), ("errors", errors)):
             totals[key] += value
+    if report.ungraded:  # what no target covered: skipped tests, so no reporter counts it as passed
+        not_graded(suites, report)
+        totals["tests"] += len(report.ungraded)
     if report.warnings and len(suites):  # such as a score that is not tamper-proof
         ET.SubElement(suites[0], "system-err").text = printable(
             "\n".join(f"warning: {w}" for w in report.warnings))

@@ -12,7 +12,7 @@ import re
 from grader.diagnosis.findings import fmt
 from grader.exercise.ops import method_name
 from grader.report.graph import mermaid
-from grader.report.model import WITHHELD, Report, printable
+from grader.report.model import GIVEN, NOT_GRADED, WITHHELD, Report, printable
 from grader.submission.source import Location
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -41,18 +41,23 @@ def summary(report: Report) -> str:
     for target, (score, max_score) in scores.items():
         checks = [c for c in shown if c.target == target]
         passed = sum(c.status == "passed" for c in checks)
-        lines.append(f"| {code(method_name(target))} | {score:g} / {max_score:g} | {passed} of {len(checks)} |")
+        points = f"{GIVEN} (no points)" if target in report.given else f"{score:g} / {max_score:g}"
+        lines.append(f"| {code(method_name(target))} | {points} | {passed} of {len(checks)} |")
     for diagnosis in (d for d in report.shown_diagnoses() if d.target == "submission"):
         lines += ["", f"**{escape(diagnosis.code)}**: {escape(diagnosis.message)}"]
     for warning in report.warnings:
         lines += ["", f"> warning: {escape(warning)}"]
+    if report.ungraded:
+        lines += ["", f"**Not graded** {escape(NOT_GRADED.removeprefix('Not graded '))}: "
+                      + "; ".join(escape(u.describe()) for u in report.ungraded) + "."]
     return "\n".join(lines) + "\n"
 
 
 def target_section(report: Report, target: str, heading: str = "###") -> str:
     """One target: passed, or each diagnosis with its smallest failing case and its graph."""
     score, max_score = report.target_scores()[target]
-    lines = [f"{heading} {code(method_name(target))}: {score:g} / {max_score:g}", ""]
+    points = f"{GIVEN}, no points" if target in report.given else f"{score:g} / {max_score:g}"
+    lines = [f"{heading} {code(method_name(target))}: {points}", ""]
     diagnoses = [d for d in report.shown_diagnoses() if d.target == target]
     if not diagnoses and score >= max_score:
         return "\n".join(lines + ["All checks passed."]) + "\n"

@@ -13,12 +13,15 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from grader.diagnosis.findings import CheckResult, Counterexample, Diagnosis, tidy
+from grader.diagnosis.ungraded import Ungraded
 from grader.report.graph import mermaid
 from grader.submission.source import Location
 
 SCHEMA_VERSION = 1
 CASE = "Smallest failing case"  # how a check's and a diagnosis's message introduce their counterexample
 WITHHELD = "hidden until the course releases it: why it failed is shown then"  # a hidden check, to a student
+NOT_GRADED = "Not graded (no target of the course covers it, so no check looked at it)"
+GIVEN = "given"  # how the score table shows a target that is the course's own code: no points
 # Control characters but tab and newline (C0, DEL, C1: CR, ESC, CSI, NEL...); the line and paragraph
 # separators; bidirectional controls and marks; the byte-order mark; lone surrogates; the two noncharacters
 # U+FFFE and U+FFFF.
@@ -96,6 +99,11 @@ def check_json(check: CheckResult) -> dict:
     }
 
 
+def ungraded_json(part: Ungraded) -> dict:
+    return {"what": part.what, "name": part.name, "file": part.where.file, "line": part.where.line,
+            **({"cell": part.where.cell} if part.where.cell is not None else {})}
+
+
 def diagnosis_json(diagnosis: Diagnosis) -> dict:
     data = {"code": diagnosis.code, "target": diagnosis.target, "message": diagnosis.message,
             "line": diagnosis.line, "file": diagnosis.file}
@@ -121,10 +129,25 @@ class Report:
     audience: str = "student"  # "student" reports withhold why a hidden check failed; "staff" ones show it
     targets: tuple[str, ...] = ()  # graded targets, in the course's order
     coverage: dict[str, dict[str, int]] = field(default_factory=dict)  # target: distinct graphs and their nodes
+    given: tuple[str, ...] = ()  # targets that are the course's own code: graded for regressions, worth no points
+    ungraded: tuple[Ungraded, ...] = ()  # what of the submission no target covered
 
     def __post_init__(self) -> None:
-        for name in ("checks", "diagnoses", "warnings", "targets"):  # given as any sequence, kept as a tuple
+        for name in ("checks", "diagnoses", "warnings", "targets", "given", "ungraded"):  # kept as tuples
             object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    def not_graded(self) -> str:
+        """The parts no target covered, as one paragraph of a report ("" when there are none)."""
+        if not self.ungraded:
+            return ""
+        return f"{NOT_GRADED}: " + "; ".join(u.describe() for u in self.ungraded) + "."
+
+    def all_passed(self) -> str:
+        """What a report says when every check passed: never over parts no check looked at without saying so."""
+        if not self.ungraded:
+            return "All checks passed."
+        return (f"All checks passed; {len(self.ungraded)} part{'s' if len(self.ungraded) > 1 else ''} of the "
+                "submission listed as not graded were not checked.")
 
     @property
     def forbidden(self) -> bool:
@@ -211,7 +234,8 @@ class Report:
             "submission": self.submission,
             "score": self.score,
             "max_score": self.max_score,
-            "targets": {t: {"score": s, "max_score": m} for t, (s, m) in self.target_scores().items()},
+            "targets": {t: {"score": s, "max_score": m, **({"given": True} if t in self.given else {})}
+                        for t, (s, m) in self.target_scores().items()},
             "checks": [self.shown_check_json(c) for c in self.checks],
             "diagnoses": [diagnosis_json(d) for d in self.shown_diagnoses()],
             "warnings": list(self.warnings),
@@ -220,6 +244,7 @@ class Report:
             "config": self.config,
             "audience": self.audience,
             "coverage": self.coverage,
+            "ungraded": [ungraded_json(u) for u in self.ungraded],
             **({"execution": self.execution} if self.execution is not None else {}),
         }
 
@@ -240,10 +265,14 @@ def report_from_json(data: dict) -> Report:
     diagnoses = tuple(Diagnosis(str(d["code"]), str(d["target"]), str(d["message"]),
                                 Location(d["file"], d.get("line"), d.get("cell")) if d.get("file") else None,
                                 example(d.get("counterexample"))) for d in data.get("diagnoses", []))
+    ungraded = tuple(Ungraded(str(u["what"]), str(u["name"]), Location(str(u["file"]), u.get("line"), u.get("cell")))
+                     for u in data.get("ungraded", []))
+    targets = data.get("targets", {})
     return Report(str(data["submission"]), checks, diagnoses, tuple(map(str, data.get("warnings", []))),
                   str(data.get("output", "")), dict(data.get("sandbox", {})), data.get("execution"),
                   dict(data.get("config", {})), str(data.get("audience", "student")),
-                  tuple(data.get("targets", {})), dict(data.get("coverage", {})))
+                  tuple(targets), dict(data.get("coverage", {})),
+                  tuple(t for t, entry in targets.items() if isinstance(entry, dict) and entry.get("given")), ungraded)
 
 
 def render_json(report: Report) -> str:

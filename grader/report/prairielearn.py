@@ -7,7 +7,8 @@ the score is micrograde's over the course's total, exactly (fractional points to
 and the question's points set to the course's total give micrograde's own numbers.
 Every check is a test, hidden ones too (counted, for a student only passed or not).
 A submission micrograde cannot read at all is ``gradable: false`` with the reason in
-``format_errors``: PrairieLearn then takes no attempt and no points.
+``format_errors``: PrairieLearn then takes no attempt and no points. What of the submission no
+target covered is said in ``message``, which the student sees above the tests.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ def render_prairielearn(report: Report) -> str:
         "message": "" if check.status == "passed" and not report.forbidden else report.details(check),
     } for check in report.shown_checks()]
     score, most = report.score, report.max_score
+    message = f"micrograde: {score:g} / {most:g}" + (f"\n{report.not_graded()}" if report.ungraded else "")
     results = {"gradable": True, "score": round(score / most, 9) if most else 0.0,
-               "message": f"micrograde: {score:g} / {most:g}", "output": render_text(report, width=100),
-               "tests": tests}
+               "message": message, "output": render_text(report, width=100), "tests": tests}
     return json.dumps(printable_tree(results), indent=2) + "\n"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from grader.report.model import WITHHELD, Report, printable
+from grader.report.model import GIVEN, WITHHELD, Report, printable
 
 STATUS_MARK = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "31", "TIMEOUT": "33"}
@@ -37,13 +37,19 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
         checks = [c for c in shown if c.target == target]
         marks = " ".join(paint(STATUS_MARK[c.status], COLOURS[STATUS_MARK[c.status]]) + ("*" if c.hidden else "")
                          for c in checks)
-        lines.append(f"  {target:<{names}}{score:>6g} / {max_score:<6g}   {marks}")
+        points = f"{GIVEN:^15}" if target in report.given else f"{score:>6g} / {max_score:<6g}"
+        lines.append(f"  {target:<{names}}{points}   {marks}")
     lines.append(f"  {'total':<{names}}{total:>6g} / {maximum:<6g}")
     if any(c.hidden for c in shown):
         lines += paragraph("  * hidden until the course releases it: it counts in the score"
                            + (", and why it failed is shown on release" if report.audience == "student" else ""))
+    if report.given:
+        lines += paragraph(f"  {GIVEN}: the course's own code, checked so that you know if it breaks; "
+                           "it is worth no points")
     for warning in report.warnings:
         lines += [paint(line, "33") for line in paragraph(f"warning: {warning}")]
+    if report.ungraded:
+        lines += ["", *paragraph(report.not_graded())]
     order = {t: i for i, t in enumerate(("submission", *scores))}
     for d in sorted(report.shown_diagnoses(), key=lambda d: order.get(d.target, len(order))):
         heading = [paint(line, "1") for line in paragraph(d.heading())]
@@ -54,5 +60,5 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
         for c in failed:
             lines += paragraph(f"{c.id}: {WITHHELD if report.withheld(c) else c.message}", "  ")
     if not report.shown_diagnoses() and total >= maximum:
-        lines += ["", paint("All checks passed.", "32")]
+        lines += ["", paint(report.all_passed(), "32")]
     return "\n".join(lines) + "\n"

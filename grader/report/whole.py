@@ -7,7 +7,9 @@ carried as its score rounded to whole points, half up, and its maximum as its po
 ``carried`` does it check by check for a result written at once (Classroom 50); ``increments`` for steps
 written beforehand (GitHub Classroom): the m-th passing check of the target adds
 ``round(m * p) - round((m - 1) * p)`` points, so that k passing checks of n earn ``round(k * p)``
-whichever they are.
+whichever they are. A target whose checks the course weighs differently is carried by its rounded score
+itself: ``reachable`` are the whole scores its checks can add up to, and a step passes when the target's
+rounded score reaches its own.
 """
 
 from __future__ import annotations
@@ -30,6 +32,15 @@ def increments(points: float, checks: int) -> list[int]:
     """What the m-th passing check of a target worth ``points`` over ``checks`` checks adds, m = 1..checks."""
     each = exact(points) / checks
     return [half_up(m * each) - half_up((m - 1) * each) for m in range(1, checks + 1)]
+
+
+def reachable(points: list[float]) -> list[int]:
+    """Every whole score, rounded half up, that some of the checks worth ``points`` add up to (0 left out),
+    in order: the thresholds of a weighted target's steps."""
+    sums = {Fraction(0)}
+    for p in points:
+        sums |= {s + exact(p) for s in sums}
+    return sorted({half_up(s) for s in sums} - {0})
 
 
 def shares(total: int, weights: list[Fraction]) -> list[int]:

@@ -9,7 +9,8 @@ calls ``target(NAME, COURSE)`` (the course's configuration is written into the c
 the notebook's cells are graded once, as ``check()`` grades them, and the cell then shows
 what the target lost and
 
-- raises with micrograde's message when the target earns nothing (nbgrader: no points);
+- raises with micrograde's message when the target earns nothing (nbgrader: no points), or when it is
+  code the course gives (worth no points) and the student broke it;
 - evaluates to the target's score when it earns some of its points (nbgrader takes a number
   a test cell evaluates to as partial credit);
 - shows nothing when it earns all of them (full points);
@@ -21,7 +22,6 @@ with any nbgrader test): micrograde's sandbox confines the graded code, not the 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -76,8 +76,8 @@ def target(name: str, course: dict) -> Points | None:
     lines += [f"{c.id}: {report.details(c)}" for c in report.shown_checks()
               if c.target == name and c.status != "passed" and report.withheld(c)]
     message = f"micrograde: {name} {score:g} / {most:g}" + "".join(f"\n\n{line}" for line in lines)
-    if score <= 0 < most:
-        raise TargetFailed(message)
+    if score <= 0 < most or (name in report.given and any(d.target == name for d in report.diagnoses)):
+        raise TargetFailed(message)  # nothing earned; or the course's own code, broken (worth nothing either way)
     if score < most:
         print(message)
         return Points(score)
@@ -85,7 +85,7 @@ def target(name: str, course: dict) -> Points | None:
 
 
 def test_cell(exercise: Exercise, name: str) -> str:
-    course = json.dumps(tables(exercise.config))  # numbers, strings and lists: a Python literal as JSON writes it
+    course = repr(tables(exercise.config))  # numbers, strings, booleans, lists and tables: a Python literal
     return (f"# micrograde: {name}, {exercise.target(name).points:g} points (do not change this cell)\n"
             f"from grader.staff.nbgrader import target\n\ntarget({name!r}, {course})")
 

@@ -7,7 +7,9 @@ it, and each check becomes one item named ``target::check`` that fails with
 the diagnosis and the smallest counterexample as its message; each item's
 points are in its ``user_properties`` (``points``, ``max_points``), which
 ``--junitxml`` and other reporting plugins pick up. Submission-wide problems
-(a load error, a forbidden import) are items of their own, ``submission::CODE``.
+(a load error, a forbidden import) are items of their own, ``submission::CODE``, and each part of the
+submission no target covers is a skipped item, ``not-graded::NAME@WHERE``, so no run reads as all passed
+over it.
 
 Nothing of micrograde is imported until ``--micrograde`` is given: pytest
 loads this module in every run.
@@ -160,12 +162,15 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 class CheckItem(pytest.Item):
     """One check of the graded submission; its verdict is already known when it runs."""
 
-    def __init__(self, *, passed: bool, details: str, points: float, max_points: float, **kwargs):
+    def __init__(self, *, passed: bool, details: str, points: float, max_points: float, skipped: bool = False,
+                 **kwargs):
         super().__init__(**kwargs)
-        self.passed, self.details = passed, details
+        self.passed, self.details, self.skipped = passed, details, skipped
         self.user_properties += [("points", points), ("max_points", max_points)]
 
     def runtest(self) -> None:
+        if self.skipped:  # a part of the submission no target covers: said, never passed
+            pytest.skip(self.details)
         if not self.passed:
             from grader.errors import CheckFailed
 
@@ -210,3 +215,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         items.append(CheckItem.from_parent(
             session, name=name, nodeid=name, passed=passed,
             details=report.details(check), points=check.max_score if passed else 0.0, max_points=check.max_score))
+    for part in report.ungraded:
+        name = f"not-graded::{part.name}@{part.where.describe()}"
+        items.append(CheckItem.from_parent(session, name=name, nodeid=name, passed=False, skipped=True,
+                                           details=f"not graded: {part.describe()}", points=0.0, max_points=0.0))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.exercise.config import as_toml, default, tables
-from grader.exercise.kinds import TRAIN_STEP
+from grader.exercise.kinds import TRAIN_STEP, VALUE
 from grader.exercise.ops import OPS
 from grader.exercise.targets import Exercise
 
@@ -100,6 +100,17 @@ TRAIN_DOC = '''"""Do one step of gradient descent and return the loss *before* t
     """'''
 
 
+# ``train_step`` as a course that gives it writes it (``given = true``): checked, worth no points.
+GIVEN_TRAIN = """    # Given by the course: it is checked, and worth no points.
+    ypred = [model(x) for x in xs]
+    loss = sum((yout - ygt) ** 2 for ygt, yout in zip(ys, ypred))
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data += -lr * p.grad
+    return loss.data"""
+
+
 def stub_doc(name: str, cls: str) -> str:
     if name in CLASSIC_DOCS:
         return CLASSIC_DOCS[name].format(cls=cls)
@@ -112,8 +123,31 @@ def stub(method: str, signature: str, doc: str) -> str:
     return f'    def {method}({signature}):\n        """{doc}"""\n        raise NotImplementedError("{method}")\n'
 
 
+def reference_method(method: str, cls: str) -> str:
+    """The reference engine's own ``method`` (micrograd's), for the class named ``cls``: what a scaffold
+    writes out for a part the course gives."""
+    import ast
+    import inspect
+    import re
+
+    import reference.engine
+
+    source = inspect.getsource(reference.engine)
+    node = next(n for c in ast.parse(source).body if isinstance(c, ast.ClassDef) for n in c.body
+                if isinstance(n, ast.FunctionDef) and n.name == method)
+    text = "".join(source.splitlines(keepends=True)[node.lineno - 1:node.end_lineno])
+    return re.sub(r"\bValue\b", cls, text)
+
+
+def given_method(target: str, method: str, cls: str) -> str:
+    """A part the course gives, written out (``given = true``): micrograd's own code, marked as given."""
+    note = f"    # Given by the course ({target}): it is checked, and worth no points.\n"
+    return note + reference_method(method, cls)
+
+
 def value_class(exercise: Exercise) -> str:
-    """The value class: its constructor, a stub per graded method, the operators it gives."""
+    """The value class: its constructor, a stub per graded method (the course's own code for a given one),
+    the operators it gives."""
     cls = exercise.config.class_name
     parts = [f'''class {cls}:
     """A scalar that remembers how it was computed, so it can be differentiated."""
@@ -133,8 +167,9 @@ def value_class(exercise: Exercise) -> str:
     for name in graded:
         op = OPS[name]
         signature = "self" if op.arity == 1 and not op.exponent else "self, other"
-        parts.append(stub(op.method, signature, stub_doc(name, cls)))
-    if "backward" in exercise.names:
+        parts.append(given_method(name, op.method, cls) if exercise.target(name).given
+                     else stub(op.method, signature, stub_doc(name, cls)))
+    if "backward" in exercise.names and not exercise.target("backward").given:
         parts.append(stub("backward", "self", BACKWARD_DOC.format(cls=cls)))
     else:
         parts.append(GIVEN_BACKWARD)
@@ -156,9 +191,13 @@ def needs_math(exercise: Exercise) -> bool:
     return any(t.name in ("tanh", "exp", "log", "sigmoid") for t in exercise.op_targets)
 
 
+def written_by_students(exercise: Exercise) -> list[str]:
+    """The methods of the class the students write: the graded ops and ``backward``, not the given ones."""
+    return [exercise.method(t.name) for t in exercise.targets if t.kind.role is VALUE and not t.given]
+
+
 def engine_file(exercise: Exercise) -> str:
-    graded = [OPS[t.name].method for t in exercise.op_targets] + (
-        ["backward"] if "backward" in exercise.names else [])
+    graded = written_by_students(exercise)
     methods = ", ".join(f"``{m}``" for m in graded)
     header = f'''"""Build micrograd yourself: a scalar that knows its own gradient.
 
@@ -186,7 +225,7 @@ Check your work at any time with:  micrograde grade {train}
 
 def {name}(model, xs, ys, lr):
     {TRAIN_DOC.format(cls=exercise.config.class_name)}
-    raise NotImplementedError("{name}")
+{GIVEN_TRAIN if exercise.target("train_step").given else f'    raise NotImplementedError("{name}")'}
 '''
 
 
@@ -197,13 +236,15 @@ def notebook(exercise: Exercise) -> str:
     cls = exercise.config.class_name
     train = exercise.config.train_function
     ops = set(exercise.names)
+    training = TRAIN_STEP in exercise.roles
+    yours = f"The methods of `{cls}` and the function `{train}`" if training else f"The methods of `{cls}`"
     cells = [nbformat.v4.new_markdown_cell(f"""# Build micrograd yourself
 
 You will write the heart of an automatic-differentiation engine: a scalar `{cls}`
 that remembers how it was computed, and a `backward()` that fills in the gradient of
-every value it depends on. Then you will use it for one step of training.
+every value it depends on.{" Then you will use it for one step of training." if training else ""}
 
-The methods of `{cls}` and the function `{train}` that raise
+{yours} that raise
 `NotImplementedError` are yours to fill in. Run the cells, and check your work with the
 last cell: the grader tells you which method is wrong and shows the smallest
 expression where it goes wrong.""")]
@@ -280,9 +321,14 @@ def scaffold_files(exercise: Exercise) -> dict[str, str]:
     if TRAIN_STEP in exercise.roles:
         files[names["train_file"]] = train_file(exercise)
     if exercise.config.sha256 != default().sha256:
-        files[COURSE_FILE] = as_toml(tables(exercise.config), "The course's configuration, which check() and "
-                                     "`micrograde grade` in this folder grade by.")
+        files[COURSE_FILE] = course_file(exercise)
     return files
+
+
+def course_file(exercise: Exercise) -> str:
+    """The course's configuration as the files beside the students' work carry it."""
+    return as_toml(tables(exercise.config), "The course's configuration, which check() and `micrograde grade` in "
+                   "this folder grade by.")
 
 
 def write_scaffold(exercise: Exercise, directory: Path) -> list[Path]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader.exercise.config import DEFAULT
 from grader.exercise.targets import Exercise
-from grader.report.whole import increments
+from grader.report.whole import exact, half_up, increments, reachable
 
 HERE = Path(__file__).resolve().parent
 PROJECT_FILES = ("pyproject.toml", "README.md")
@@ -79,6 +79,12 @@ def grading_steps(exercise: Exercise) -> list[tuple[str, str, str, int]]:
         if all(step == target.points_of(check) for step, check in zip(stepped, target.checks)):
             steps += [(check.id.replace(".", "-").replace("_", "-"), check.id, check.id, step)
                       for check, step in zip(target.checks, stepped)]
+            continue
+        if target.knobs.weights:  # checks worth unequal parts: steps by the target's own rounded score
+            most = half_up(exact(target.points))
+            thresholds = reachable([target.points_of(c) for c in target.checks])
+            steps += [(f"{target.name.replace('_', '-')}-scored-{t}", f"{target.name} (at least {t} of {most} points)",
+                       f"{target.name} --scored {t}", t - before) for before, t in zip([0, *thresholds], thresholds)]
             continue
         n = len(target.checks)
         steps += [(f"{target.name.replace('_', '-')}-passed-{m}", f"{target.name} (at least {m} of {n} checks pass)",

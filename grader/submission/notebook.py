@@ -4,7 +4,8 @@ Jupyter code cells may hold IPython syntax that plain Python rejects (``%time``,
 ``%%timeit``, ``!pip install``, ``obj?``). None of it is needed to define the
 graded code, and none of it may run a shell, so it is neutralised here: line
 magics and shell escapes become ``pass``, cell magics drop the whole cell.
-Cells tagged ``skip-grading`` are left out, and so are the feedback cells
+Cells tagged ``skip-grading`` are left out (and those a course selects as its own:
+``selects``, ``grader.submission.cells``), and so are the feedback cells
 micrograde itself inserts into a handed-back notebook (which are not counted
 either, so cell numbers stay those of the student's notebook).
 """
@@ -43,6 +44,16 @@ def neutralise(code: str) -> str | None:
 def first_line(source: str) -> str:
     """A cell's first non-blank line: how a warning names the cell."""
     return next((line.strip() for line in source.splitlines() if line.strip()), "")
+
+
+def selects(selector: str, tags: tuple[str, ...], code: str) -> bool:
+    """Whether a course's cell selector (``grader.submission.cells``) selects a cell with ``tags`` and ``code``:
+    one of its tags, or how its first line starts, as whole words (``# Exercise 1`` is not ``# Exercise 10``)."""
+    if selector in tags:
+        return True
+    line = first_line(code)
+    rest = line[len(selector):]
+    return line.startswith(selector) and not (rest[:1].isalnum() or rest[:1] == "_")
 
 
 def student_cells(notebook: dict) -> list[tuple[int, dict]]:
@@ -114,15 +125,16 @@ def read(raw: bytes, display: str):
     return notebook
 
 
-def notebook_cells(raw: bytes, display: str) -> list[tuple[int, str]]:
-    """``(cell number, python code)`` for each gradable code cell."""
+def notebook_cells(raw: bytes, display: str) -> list[tuple[int, str, tuple[str, ...]]]:
+    """``(cell number, python code, tags)`` for each gradable code cell."""
     cells = []
     for number, cell in student_cells(read(raw, display)):
         if cell.get("cell_type") != "code":
             continue
-        if SKIP_TAG in cell.get("metadata", {}).get("tags", []):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if SKIP_TAG in tags:
             continue
         code = neutralise(cell.get("source", ""))
         if code is not None:
-            cells.append((number, code))
+            cells.append((number, code, tuple(t for t in tags if isinstance(t, str))))
     return cells

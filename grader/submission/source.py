@@ -70,6 +70,7 @@ class Unit:
     syntax_error: str | None = None
     syntax_line: int | None = None
     left_out: list[LeftOut] = field(default_factory=list)  # a .py file's statements that do not compile
+    tags: tuple[str, ...] = ()  # a notebook cell's tags (``grader.submission.cells`` selects cells by them)
 
 
 @dataclass(eq=False)
@@ -80,6 +81,7 @@ class SourceFile:
     units: list[Unit] = field(default_factory=list)
     read_error: str | None = None
     notes: list[str] = field(default_factory=list)  # what reading left out, for the report's warnings
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # cells the course's skip_cells left out
 
     def defines(self, name: str) -> Location | None:
         """Where this file binds ``name`` at top level (the last binding wins, as when run)."""
@@ -119,6 +121,7 @@ class Submission:
     directory: Path | None = None
     names: dict[Role, str] = field(default_factory=lambda: {role: role.key for role in ROLES})
     notes: list[str] = field(default_factory=list)  # what reading the folder left out, for the report's warnings
+    unread: list[str] = field(default_factory=list)  # a folder's files the reader passes over (test_*.py)
 
     def location(self, method: str) -> Location | None:
         """Where the student wrote the graded method (or a graded function, such as the training one) ``method``:
@@ -294,9 +297,24 @@ def read_notebook(path: Path, display: str) -> SourceFile:
         cells = None  # not a notebook: notebook_cells says so
     if isinstance(cells, list) and len(cells) > MAX_CELLS:
         raise InputError(f"{display}: {len(cells)} cells are too many to grade (at most {MAX_CELLS})")
-    for cell_number, code in notebook_cells(raw, display):
-        source.units.append(Unit(f"{display} [cell {cell_number}]", code, cell_number))
+    for cell_number, code, tags in notebook_cells(raw, display):
+        source.units.append(Unit(f"{display} [cell {cell_number}]", code, cell_number, tags=tags))
     return source
+
+
+def leave_out(files: list[SourceFile], selectors: tuple[str, ...]) -> None:
+    """Drop the notebook cells that ``selectors`` select (the course's own: ``[submission] skip_cells``), each
+    recorded on its file (``SourceFile.skipped``), so that the report says they were not graded."""
+    from grader.submission.notebook import first_line, selects
+
+    for source in files if selectors else ():
+        kept = []
+        for unit in source.units:
+            if source.kind == "ipynb" and any(selects(s, unit.tags, unit.source) for s in selectors):
+                source.skipped.append((unit.cell, first_line(unit.source)))
+            else:
+                kept.append(unit)
+        source.units[:] = kept
 
 
 def read_file(path: Path, display: str) -> SourceFile:
@@ -347,7 +365,7 @@ def not_the_work(entry: os.DirEntry) -> bool:
     return entry.name in NOT_THE_WORK or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
 
 
-def candidate_files(root: Path, left_out: list[str] | None = None) -> list[Path]:
+def candidate_files(root: Path, left_out: list[str] | None = None, passed_over: list[Path] | None = None) -> list[Path]:
     """The .py and .ipynb files of a directory submission, found without following links.
 
     Hidden and skipped directories are not entered, nor those that are not the work (``not_the_work``:
@@ -377,6 +395,8 @@ def candidate_files(root: Path, left_out: list[str] | None = None) -> list[Path]
                     pending.append(path)
                 continue
             if path.suffix not in MAX_FILE_BYTES or entry.name.startswith("test_") or entry.name == "setup.py":
+                if passed_over is not None and path.suffix in MAX_FILE_BYTES:
+                    passed_over.append(path)  # read by no target: the report says so
                 continue
             if entry.is_symlink() and not inside(path, root):
                 raise InputError(f"{path.relative_to(root)}: a link out of the submission is not graded")
@@ -434,18 +454,22 @@ def broken_python(source: SourceFile, name: str) -> bool:
 def read_submission(path: Path, config: Config | None = None) -> Submission:
     """Read and parse a submission; ``InputError`` when there is nothing gradable.
 
-    ``config`` names the class and the training function (by default ``Value`` and ``train_step``).
+    ``config`` names the class and the training function (by default ``Value`` and ``train_step``), and the
+    notebook cells that are the course's own (``skip_cells``: never run nor graded).
     A single file is read alone: ``grader.submission.siblings`` adds what its folder gives it."""
     names = {role: role.key for role in ROLES} if config is None else config.parts()
+    skip = () if config is None else config.skip_cells
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     if path.is_symlink() and not inside(path, path.absolute().parent):
         raise InputError(f"{path}: a link out of the folder that holds it is not graded")
     if path.is_dir():
+        passed_over: list[Path] = []
         left_out: list[str] = []
-        files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path, left_out)]
+        files = [read_file(p, str(p.relative_to(path))) for p in candidate_files(path, left_out, passed_over)]
         if not files:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
+        leave_out(files, skip)
         parse_files(files, path)
         providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
         notes = [f"{', '.join(sorted(left_out))} {'was' if len(left_out) == 1 else 'were'} left out: a virtual "
@@ -454,10 +478,12 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
         leave_out_libraries(files, set(names.values()), own_module_names(files, path))
         if not providers:
             raise InputError(f"{path}: no file defines {' or '.join(names.values())}")
-        return Submission(path, files, providers, directory=path, names=names, notes=notes)
+        return Submission(path, files, providers, directory=path, names=names, notes=notes,
+                          unread=sorted(str(p.relative_to(path)) for p in passed_over))
     if path.stat().st_size == 0:
         raise InputError(f"{path}: the file is empty")
     source = read_file(path, path.name)
+    leave_out([source], skip)
     parse_files([source], path)
     notes = adopt_value_class([source], {}, names)
     leave_out_libraries([source], set(names.values()), {path.stem})

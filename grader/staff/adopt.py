@@ -1,0 +1,99 @@
+"""A course's own notebook as its scaffold: ``micrograde scaffold --adopt NOTEBOOK``.
+
+Courses already have their notebook: Karpathy's exercises, a tutorial whose every
+exercise is followed by its solution, a homework's training notebook. Writing
+micrograde's own notebook instead would throw away their text and their order, and
+stub out code the course gives. So the notebook is taken as it is, every cell kept
+(text, code, outputs, the course's given code and its checks), and micrograde adds only
+what grading needs: a last cell that grades the work (``check()``, which grades the
+cells run so far as the course's configuration says) unless the notebook has one, and,
+beside it, the course's ``micrograde.toml``, which ``check()`` and ``micrograde grade``
+in that folder read.
+
+What the configuration says of the notebook is checked against it first, so that a
+course finds its mistakes before its learners do: a target's ``cell`` that selects no
+cell of the notebook is an error naming the key; what can be right but is worth
+knowing (``skip_cells`` selecting nothing, a graded part no cell defines yet, for the
+learners to write) is a note.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from grader.errors import ConfigError, InputError
+from grader.exercise.config import default
+from grader.exercise.targets import Exercise
+from grader.staff.scaffold import COURSE_FILE, course_file
+from grader.submission.notebook import notebook_cells, plain_v4, selects
+from grader.submission.source import MAX_NOTEBOOK_BYTES, binds, read_bytes
+
+CHECK_TEXT = """## Check your work
+
+Run the cell below: it grades your work in this notebook as the course does, and shows the report right
+here: what each graded part lost and why, with the smallest case that shows it, and what was not graded.
+(In a terminal, `micrograde grade {notebook}` in this folder does the same.)"""
+CHECK_CELL = "from grader import check\n\ncheck()"
+
+
+def checked_against(exercise: Exercise, cells: list[tuple[int, str, tuple[str, ...]]], display: str) -> list[str]:
+    """Notes on what the configuration says of the notebook's code cells; ``ConfigError`` for a target's
+    ``cell`` that selects none of them."""
+    config = exercise.config
+    for target in exercise.targets:
+        selector = target.knobs.cell
+        if selector is not None and not any(selects(selector, tags, code) for _, code, tags in cells):
+            raise ConfigError(f"{config.source} [targets.{target.name}] cell: no code cell of {display} is tagged "
+                              f"{selector!r} or starts with it")
+    notes = [f"[submission] skip_cells {s!r} selects no cell of {display}" for s in config.skip_cells
+             if not any(selects(s, tags, code) for _, code, tags in cells)]
+    kept = [code for _, code, tags in cells if not any(selects(s, tags, code) for s in config.skip_cells)]
+    for name in dict.fromkeys(config.name_of(role) for role in exercise.roles):
+        if not any(defines(code, name) for code in kept):
+            notes.append(f"no cell of {display} defines {name} (learners write it from scratch)")
+    return notes
+
+
+def defines(code: str, name: str) -> bool:
+    """Whether a cell's code binds ``name`` at its top level (a cell that does not parse does not)."""
+    import ast
+
+    try:
+        return any(binds(node, name) for node in ast.parse(code).body)
+    except (SyntaxError, ValueError):
+        return False
+
+
+def adopted(path: Path, exercise: Exercise) -> tuple[dict, list[str]]:
+    """The course's notebook at ``path`` with the grading cell at its end (unless a code cell already calls
+    ``check(``), and the notes on it (``checked_against``)."""
+    raw = read_bytes(path, str(path), MAX_NOTEBOOK_BYTES)
+    read = plain_v4(raw)
+    if read is None:
+        raise InputError(f"{path}: not a notebook micrograde can adopt (nbformat 4 JSON)")
+    notes = checked_against(exercise, notebook_cells(raw, path.name), path.name)
+    notebook = json.loads(raw)  # as the course saved it: every cell written back as it was
+    if not any(c.get("cell_type") == "code" and "check(" in c.get("source", "") for c in read["cells"]):
+        with_ids = (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) >= (4, 5)
+        text = {"cell_type": "markdown", "metadata": {}, "source": CHECK_TEXT.format(notebook=path.name)}
+        code = {"cell_type": "code", "metadata": {}, "source": CHECK_CELL, "outputs": [], "execution_count": None}
+        if with_ids:
+            text["id"], code["id"] = "micrograde-check-text", "micrograde-check"
+        notebook["cells"] += [text, code]
+    return notebook, notes
+
+
+def write_adopted(exercise: Exercise, path: Path, directory: Path) -> tuple[list[Path], list[str]]:
+    """The adopted notebook, under its own name, and the course's configuration beside it, in ``directory``;
+    the files written and the notes."""
+    notebook, notes = adopted(path, exercise)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = directory / path.name
+    written.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    files = [written]
+    if exercise.config.sha256 != default().sha256:
+        course = directory / COURSE_FILE
+        course.write_text(course_file(exercise), encoding="utf-8")
+        files.append(course)
+    return files, notes

@@ -1,0 +1,48 @@
+"""Which cells of a notebook a target grades, as the course says (``[submission] skip_cells``, a target's ``cell``).
+
+Courses hand out notebooks shaped for reading, not for a grader: every exercise cell
+followed by a cell with the course's solution, ``Value`` redefined step by step, the
+complete engine given to read after the steps. Run top to bottom, such a notebook's
+last ``Value`` is the course's, never the learner's. So a course names cells by a
+*selector*: a cell's tag (``solution``), or how its first line starts (``# Solution``,
+matched as whole words: ``grader.submission.notebook.selects``).
+
+- Cells that ``skip_cells`` selects are the course's: they are never run or graded
+  (``grader.submission.source.leave_out``), and the report says so.
+- A target with a ``cell`` grades its part as the notebook has it once the last cell so
+  selected has run: the notebook is *cut* after that cell for that target (``cut``), so
+  a later redefinition (the next step, the given engine) is not what it grades.
+
+Nothing here runs any code; a cut is a ``Submission`` of its own, with fewer units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from grader.submission.notebook import selects
+from grader.submission.source import SourceFile, Submission
+
+
+def cut(submission: Submission, selector: str) -> Submission | None:
+    """The submission as it stands once the last notebook cell ``selector`` selects has run: every notebook
+    that has such a cell ends with it. ``None`` when the submission has notebooks and none of their cells is
+    selected; a submission without notebooks (``.py`` files: no cells) is graded whole."""
+    notebooks = [s for s in submission.files if s.kind == "ipynb"]
+    if not notebooks:
+        return submission
+    copies: dict[int, SourceFile] = {}
+    for source in notebooks:
+        last = max((i for i, u in enumerate(source.units) if selects(selector, u.tags, u.source)), default=None)
+        if last is not None:
+            copies[id(source)] = replace(source, units=source.units[:last + 1], notes=list(source.notes),
+                                         skipped=list(source.skipped))
+    if not copies:
+        return None
+
+    def mapped(source: SourceFile) -> SourceFile:
+        return copies.get(id(source), source)
+
+    return replace(submission, files=[mapped(s) for s in submission.files],
+                   providers={role: mapped(s) for role, s in submission.providers.items()},
+                   names=dict(submission.names))
