@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from grader.child.session import Observed
-from grader.diagnosis import equality, missing
+from grader.diagnosis import equality, expression, missing
 from grader.diagnosis.findings import Findings, TargetOutcome
 from grader.diagnosis.submission import LoadFindings, cheating, inferred_warning, merge_interface_problems
 from grader.diagnosis.target import diagnose_target
@@ -41,7 +41,7 @@ def diagnose(submission: Submission, exercise: Exercise, load: LoadFindings, out
         if outcome.blocked is None:
             diagnoses += diagnose_target(outcome.target, exercise.method(outcome.target.name), list(outcome.verdicts),
                                          submission, outcome.equality, outcome.lost, outcome.running)
-    warnings = list(load.warnings)
+    warnings = [*load.warnings, *expression.inherited(outcomes)]
     if (named := inferred_warning(submission.names[VALUE], observed.inferred)) is not None:
         warnings.append(named)
     diagnoses = merge_interface_problems(diagnoses, submission.location("__init__"),

@@ -187,18 +187,22 @@ def parse_target(name: str, table: object, key: str, time_limit: float) -> Targe
         raise ConfigError(f"{key} points: missing (how many points the target is worth)")
     points = _number(table, "points", key, 0.0)
     options = {o.key: option(table, o, key) for o in kind.options if o.key in table or o.required}
-    formulas = [o for o in kind.options if o.type == "formula"]
+    formulas = [o for o in kind.options if o.type in ("formula", "formulas") and o.key in options]
     for o in formulas:
-        try:
-            parse_formula(options[o.key], tuple(options.get("inputs", ())))
-        except FormulaError as exc:
-            raise ConfigError(f"{key} {o.key}: {exc}") from None
+        for text in (options[o.key],) if o.type == "formula" else options[o.key]:
+            try:
+                parse_formula(text, tuple(options.get("inputs", ())))
+            except FormulaError as exc:
+                raise ConfigError(f"{key} {o.key}: {exc}") from None
     for o in kind.options:
         if o.type == "points" and o.key in options and any(len(p) != len(options["inputs"]) for p in options[o.key]):
             raise ConfigError(f"{key} {o.key}: every point needs one number for each of inputs "
                               f"({', '.join(options['inputs'])})")
     hidden = table.get("hidden", [])
-    check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+    try:  # a kind's checks are made from its options, which they validate together (a point in its domain...)
+        check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+    except ConfigError as exc:
+        raise ConfigError(f"{key} {exc}") from None
     if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
         raise ConfigError(f"{key} hidden: expected a list of check names")
     for h in hidden:
@@ -245,10 +249,34 @@ def option(table: dict, spec: Option, key: str) -> object:
     if spec.type == "points" and isinstance(value, list) and value and all(
             isinstance(p, list) and p and all(_finite(x) for x in p) for p in value):
         return tuple(tuple(float(x) for x in p) for p in value)
+    if spec.type == "numbers" and isinstance(value, list) and value and all(_finite(x) for x in value):
+        return tuple(float(x) for x in value)
+    if spec.type == "number" and _finite(value) and value > 0:
+        return float(value)
+    if spec.type == "choice" and value in spec.choices:
+        return value
+    if spec.type == "formulas" and isinstance(value, list) and value and all(
+            isinstance(v, str) and v.strip() for v in value):
+        return tuple(value)
+    if spec.type == "code" and isinstance(value, str) and value.strip():
+        return code_option(value, spec, key)
     expected = {"name": "a Python name", "names": "a list of distinct Python names",
                 "formula": "a formula of the inputs, as a string", "points": "a list of points, each a list of "
-                "numbers"}[spec.type]
+                "numbers", "numbers": "a list of numbers", "number": "a positive number",
+                "choice": f"one of {', '.join(map(repr, spec.choices))}", "formulas": "a list of formulas of the "
+                "inputs, as strings", "code": "Python code, as a string"}[spec.type]
     raise ConfigError(f"{key} {spec.key}: expected {expected} ({spec.doc}), got {value!r}")
+
+
+def code_option(value: str, spec: Option, key: str) -> str:
+    """Course-given Python (a computation on the class's nodes): it must at least compile; what else a kind
+    needs of it, its checks say when they are made."""
+    try:
+        compile(value, f"<{spec.key}>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        raise ConfigError(f"{key} {spec.key}: not valid Python{where}: {getattr(exc, 'msg', exc)}") from None
+    return value
 
 
 def _finite(x: object) -> bool:

@@ -26,6 +26,7 @@ class Target:
     time_limit: float
     options: tuple[tuple[str, object], ...] = ()  # the kind's options, as the course set them
     apart: bool = False  # its reflected op (radd for add) is a target of its own: plain numbers stay on its right
+    course: frozenset[str] = frozenset()  # every target of the course: what is graded (and charged) on its own
 
     @property
     def settings(self) -> dict:
@@ -63,7 +64,8 @@ class Exercise:
         have = ops.available(graded & set(ops.OPS))
         self.targets: tuple[Target, ...] = tuple(
             Target(t.name, KINDS[t.kind], t.points, tuple(checks_of(t, t.name in apart, have)),
-                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.options, t.name in apart)
+                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.options, t.name in apart,
+                   frozenset(graded))
             for t in config.targets)
 
     @property
@@ -85,11 +87,11 @@ class Exercise:
 
     def method(self, target: str) -> str:
         """What the student writes for ``target``: ``__add__``, ``backward``, ``train_step`` (the function's name
-        the course gives it), ``gradf``."""
+        the course gives it), ``gradf``, ``numerical_grad`` (a value a cell computes)."""
         if target in ops.OPS:
             return ops.OPS[target].method
         role = self.target(target).role
-        return self.config.name_of(role) if role.what == "function" else target
+        return self.config.name_of(role) if role.what in ("function", "value") else target
 
 
     @property

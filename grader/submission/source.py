@@ -120,7 +120,7 @@ class Submission:
     def location(self, method: str) -> Location | None:
         """Where the student wrote the graded method (or a graded function, such as the training one) ``method``."""
         for role, name in self.names.items():
-            if role.what == "function" and method == name:
+            if role.what in ("function", "value") and method == name:
                 source = self.providers.get(role)
                 return source.defines(method) if source else None
         source = self.providers.get(VALUE)

@@ -14,12 +14,13 @@ VISUAL_MODULES = {"graphviz", "matplotlib", "seaborn", "plotly", "IPython", "ipy
 MISSING_MODULES = []  # top-level names imported but not installed, in the order first imported
 
 
-def run_unit(unit, namespace):
-    """Execute one file (or notebook cell) of the submission; report what went wrong."""
+def run_unit(unit, namespace, names=None):
+    """Execute one file (or notebook cell) of the submission; report what went wrong. ``names``, if given, is
+    the mapping its top-level names are read from and bound in (``namespace`` stays its globals)."""
     SUBMISSION_FILES.add(unit["filename"])
     try:
         code = compile(unit["source"], unit["filename"], "exec")
-        exec(code, namespace)
+        exec(code, namespace, names)
     except SystemExit as exc:  # sys.exit() ends the file here, as running it would; not an error
         return {**error_report(exc, "load"), "exit": True}
     except BaseException as exc:  # noqa: BLE001
@@ -83,6 +84,7 @@ def load_modules(api, request):
         if failures and failures[-1]["type"] == "LoadTimeout":
             break
         for role in spec["provides"]:
+            api.setdefault("sources", {})[role] = spec  # what is run again to see a value follow a function
             name = request["roles"][role]["name"]
             if name in module.__dict__:
                 parts[role] = module.__dict__[name]
