@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from grader.diagnosis import blame, feedback
 from grader.diagnosis.findings import Diagnosis, TargetOutcome
 from grader.diagnosis.rules import smallest, unusable_and_errors
-from grader.diagnosis.syntax import Function, statement_of
+from grader.diagnosis.syntax import Function, parameter, statement_of
 from grader.exercise.expression import RESULT
 from grader.exercise.ops import OPS
 from grader.exercise.targets import Target
 from grader.judging.judge import Verdict
-from grader.submission.source import Submission
+from grader.submission.source import Location, Submission
 from grader.submission.tree import walk
 
 
@@ -65,6 +65,23 @@ def function_statement(code: str, function: Function) -> ast.stmt | None:
     return returns[-1] if returns else None
 
 
+def op_location(code: str, op: str, position: int | None, submission: Submission) -> Location | None:
+    """Where an op's gradient fault is, in the op's method as the learner wrote it: the update of the operand
+    the graph shows it passes wrongly (``self``'s, or ``other``'s); for an op of two operands where the graph
+    cannot tell which (``a * b`` reads as ``b * a``), its ``_backward`` as a whole. ``None``: the usual blame."""
+    function = blame.written(submission, OPS[op].method) if op in OPS else None
+    if function is None or code not in ("wrong-local-grad", "grad-overwrite"):
+        return None
+    if position is not None:
+        name = parameter(function.node, position)
+        updates = [stmt for stmt, owner in blame.grad_updates(function.node) if owner == name]
+        return function.at(updates[0]) if updates else None
+    if OPS[op].arity == 2:
+        closure = next((node for node in function.node.body if isinstance(node, Function)), None)
+        return function.at(closure) if closure is not None else None
+    return None
+
+
 def inherited(outcomes: Sequence[TargetOutcome]) -> list[str]:
     """A warning for each computation that is right in itself but comes out wrong through an op graded on its
     own: it was not charged for that op's bug."""
@@ -87,7 +104,8 @@ def expression_diagnosis(code: str, verdict: Verdict | None, detail: str, target
     if op is not None:
         kind, name = ("backward", "backward") if op == "backward" else ("op", op)
         shown = OPS[op].method if op in OPS else "backward"
-        where = blame.blame(code, kind, name, shown, None, submission)
+        where = op_location(code, op, verdict.details.get("position"), submission) or blame.blame(
+            code, kind, name, shown, None, submission)
         words = feedback.message(code, target.name, verdict, "both", detail, note(code, verdict, target.name, result),
                                  method=shown)
     else:

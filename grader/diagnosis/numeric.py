@@ -47,12 +47,23 @@ def estimate_codes(verdicts: list[Verdict], function: Function | None) -> dict[s
         return {"not-implemented": smallest(wrong)}
     found = [(v, r.code) for v in wrong for r in readings(v).values() if r.code]
     codes = {code for _, code in found}
-    if codes == {"pasted-constants"} and all(x == 0.0 for v in wrong for x in v.actual.values()):
-        return {"not-implemented": smallest(wrong)}  # the stub's zeros, never estimated
+    if codes == {"pasted-constants"} or constant(verdicts):
+        zeros = all(x == 0.0 for v in wrong for x in v.actual.values())  # the stub's, never estimated
+        return {"not-implemented" if zeros else "pasted-constants": telling(wrong, "pasted-constants")}
     for code in ORDER:
         if code in codes:
             return {code: telling([v for v, c in found if c == code], code)}
     return {"wrong-derivative": smallest(wrong)}
+
+
+def constant(verdicts: list[Verdict]) -> bool:
+    """Whether the code gave the same numbers in every case, where the right ones differ (whatever points it
+    evaluated f at: numbers pasted beside calls made for show)."""
+    answered = [v for v in verdicts if v.error is None and v.actual]
+    given = {tuple(v.actual.values()) for v in answered}
+    expected = {tuple(round(x, 9) for x in v.expected.values()) for v in answered}
+    return len(answered) > 1 and len(given) == 1 and len(expected) > 1 and all(
+        isinstance(x, float) for x in next(iter(given)))
 
 
 def telling(verdicts: list[Verdict], code: str) -> Verdict:
@@ -89,6 +100,8 @@ def note(code: str, verdict: Verdict | None, value: bool) -> str:
         return ("It is 0 for every derivative, whatever the function, as the stub is." if value else
                 "Its body does nothing yet: it returns None.")
     found = [(name, r) for name, r in readings(verdict).items() if r.code == code]
+    if code == "pasted-constants" and not found:
+        return "It gives the same numbers whatever function it is run with."
     if not found:
         return ""
     names = ", ".join(name for name, _ in found)
@@ -234,6 +247,12 @@ def value_diagnosis(code: str, verdict: Verdict | None, detail: str, target: Tar
         words = feedback.message("load-error", target.name, None, "grad",
                                  f"{syntax} in the code that computes {name} ({broken.describe()})")
         return Diagnosis("load-error", target.name, words, broken)
+    made = submission.location(name)
+    if code == "not-implemented" and made is not None and verdict is not None and verdict.error is not None:
+        # Bound in the code, but never computed: the code stopped before it, with an error its warning shows.
+        words = feedback.message("crash", target.name, None, "grad", f"the code that computes it stopped before it "
+                                 f"did ({made.describe()}), with the error the warnings show", method=method)
+        return Diagnosis("crash", target.name, words, made)
     words = said(code, verdict, detail, target, method, True)
     return Diagnosis(code, target.name, words, value_location(code, name, verdict, submission),
                      feedback.counterexample(verdict, "grad") if verdict is not None else None)

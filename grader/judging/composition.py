@@ -34,6 +34,7 @@ class Fault:
 
     op: str
     code: str  # wrong-forward, wrong-local-grad, grad-overwrite or missing-seed
+    position: int | None = None  # the operand whose gradient it passes wrongly (0: self, 1: other), if known
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Reading:
     op: str | None
     local: tuple[float, ...] | None
     forward_ok: bool = True
+    roles: tuple[int, ...] | None = None  # each operand's place in the op's call (0: self, 1: other), if known
 
 
 def same(x: float, y: float) -> bool:
@@ -90,39 +92,43 @@ def unary(x: float, z: float, label: object) -> list[tuple[str, tuple[float, ...
     return found
 
 
-def binary(x: float, y: float, z: float) -> list[tuple[str, tuple[float, ...]]]:
-    """The ops of two operands that give ``z`` from ``x`` and ``y`` (in either order: a set keeps none)."""
+def binary(x: float, y: float, z: float) -> list[tuple[str, tuple[float, ...], tuple[int, ...]]]:
+    """The ops of two operands that give ``z`` from ``x`` and ``y`` (in either order: a set keeps none), each with
+    its local derivatives and the operands' places in its call."""
     found = []
     for name in BINARY:
-        for first, second, flip in ((x, y, False), (y, x, True)):
+        for first, second, roles in ((x, y, (0, 1)), (y, x, (1, 0))):
             try:
                 out = OPS[name].forward(first, second)
             except (ArithmeticError, ValueError):
                 continue
             if same(out, z):
                 local = OPS[name].local(first, second, out)
-                found.append((name, local[::-1] if flip else local))
+                found.append((name, local[::-1] if roles == (1, 0) else local, roles))
     return found
 
 
 def read(node: list, data: list) -> Reading:
-    """The op ``node`` is, from its operands' values, its own and its label."""
-    z, label, children = node[0], node[2], node[3]
+    """The op ``node`` is, from its operands' values, its own and its label (and, where they are kept in order,
+    which operand is ``self``)."""
+    z, label, children, ordered = node[0], node[2], node[3], node[4]
     if not isinstance(z, float) or any(c is None or not isinstance(data[c], float) for c in children):
         return Reading(labelled(label, len(children)), None)
     values = [data[c] for c in children]
-    found = (unary(values[0], z, label) if len(values) == 1 else
+    found = ([(op, local, (0,)) for op, local in unary(values[0], z, label)] if len(values) == 1 else
              binary(values[0], values[1], z) if len(values) == 2 else [])
     named = labelled(label, len(values))
     if named is not None:
-        mine = [(op, local) for op, local in found if op == named]
+        mine = [entry for entry in found if entry[0] == named]
         fits = len(values) in (1, 2) if named in BINARY else len(values) == 1
         if not mine:  # the op its label names, with these operands, gives another value: its forward is wrong
             return Reading(named, None, forward_ok=not fits)
         found = mine
-    if not found or any(local != found[0][1] for _, local in found):
+    if not found or any(local != found[0][1] for _, local, _ in found):
         return Reading(None, None)
-    return Reading(found[0][0], tuple(found[0][1]))
+    roles = {entry[2] for entry in found}
+    known = roles.pop() if len(roles) == 1 else (0, 1) if ordered else None  # a*b reads as b*a too: the order says
+    return Reading(found[0][0], tuple(found[0][1]), roles=known)
 
 
 def fault(nodes: list, cap: int = 5000) -> Fault | None:
@@ -152,14 +158,37 @@ def fault(nodes: list, cap: int = 5000) -> Fault | None:
         parts = [local * grads[p] for p, local in given]
         if isinstance(grads[child], float) and same(grads[child], math.fsum(parts)):
             continue
-        alone = [p for (p, _), part in zip(given, parts) if len(parts) > 1 and isinstance(grads[child], float)
-                 and same(grads[child], part)]
-        suspects.append(({readings[alone[-1]].op} if alone else {readings[p].op for p, _ in given}, bool(alone)))
+        got = grads[child]
+        alone = [p for (p, _), part in zip(given, parts) if len(parts) > 1 and isinstance(got, float)
+                 and same(got, part)]
+        users = [alone[-1]] if alone else explained(given, parts, got, readings) or [p for p, _ in given]
+        suspects.append(({readings[p].op for p in users}, bool(alone),
+                         {role_of(nodes[p], readings[p], child) for p in users}))
     if not suspects:
         return None
-    common = set.intersection(*(ops for ops, _ in suspects))
+    common = set.intersection(*(ops for ops, _, _ in suspects))
     if len(common) != 1:
         return None
     op = common.pop()
-    return Fault(op, "grad-overwrite" if all(replaced for ops, replaced in suspects if ops == {op}) and any(
-        replaced for _, replaced in suspects) else "wrong-local-grad")
+    mine = [(replaced, roles) for ops, replaced, roles in suspects if ops == {op}]
+    positions = set.union(*(roles for _, roles in mine)) if mine else {None}
+    code = "grad-overwrite" if mine and all(replaced for replaced, _ in mine) else "wrong-local-grad"
+    return Fault(op, code, positions.pop() if len(positions) == 1 else None)
+
+
+def explained(given: list[tuple[int, float]], parts: list[float], got: object, readings: list) -> list[int]:
+    """The users of a node whose share alone, passed wrongly in one of the usual ways (not at all, with its sign
+    reversed, twice, or without ``out.grad``), explains the gradient it got, if they are all one op's."""
+    if not isinstance(got, float) or len(parts) < 2:
+        return []
+    total = math.fsum(parts)
+    found = [p for (p, local), part in zip(given, parts)
+             if any(same(got, total - part + wrong) for wrong in (0.0, -part, 2 * part, local))]
+    return found if len({readings[p].op for p in found}) == 1 else []
+
+
+def role_of(node: list, reading: Reading, child: int) -> int | None:
+    """The place in the op's call (0: self, 1: other) of ``child`` among ``node``'s operands, if known."""
+    if reading.roles is None or node[3].count(child) != 1:
+        return None
+    return reading.roles[node[3].index(child)]

@@ -53,12 +53,12 @@ def judge_expression(case: ExpressionCase, reply: dict, target: Target, toleranc
     verdict.fd_ok = all(close(g, e, tolerance.finite_difference) for g, e in zip(grads, estimate))
     if verdict.forward_ok and verdict.grads_ok:
         return verdict
-    found = fault([node if valid(node, len(nodes)) else [None, None, None, []] for node in nodes[:MAX_NODES]])
+    found = fault([node if valid(node, len(nodes)) else [None, None, None, [], False] for node in nodes[:MAX_NODES]])
     if found is not None and found.op in target.course and found.op != target.name:
         verdict.details = {"inherits": found.op, "code": found.code}
         verdict.forward_ok = verdict.grads_ok = verdict.fd_ok = True
     elif found is not None:
-        verdict.details = {"fault": found.op, "code": found.code}
+        verdict.details = {"fault": found.op, "code": found.code, "position": found.position}
     elif options.get("function"):  # every op right on its own: the learner's function is what is wrong
         verdict.details = {"code": "detached-data" if verdict.forward_ok else "wrong-expression"}
     else:  # the course's code on the class's ops alone, with no one op to show for it
@@ -67,8 +67,10 @@ def judge_expression(case: ExpressionCase, reply: dict, target: Target, toleranc
 
 
 def valid(node: object, count: int) -> bool:
-    """A node as the child must send it: value, gradient, label, operands (positions in the graph or None)."""
-    return (isinstance(node, list) and len(node) == 4 and (node[2] is None or isinstance(node[2], str))
+    """A node as the child must send it: value, gradient, label, operands (positions in the graph or None), and
+    whether they are in order."""
+    return (isinstance(node, list) and len(node) == 5 and (node[2] is None or isinstance(node[2], str))
+            and isinstance(node[4], bool)
             and isinstance(node[3], list) and len(node[3]) <= count
             and all(c is None or (isinstance(c, int) and not isinstance(c, bool) and 0 <= c < count)
                     for c in node[3]))

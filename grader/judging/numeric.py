@@ -136,11 +136,20 @@ def read(axis: Axis, got: object, exact: float, method: str, tolerance: float | 
         return Reading(None, step, None, error)
     for d1, d2 in axis.pairs():
         span = d1 - d2
-        for length in (2 * span, span / 2, 1.0, -span, -2 * span):
+        for length in wrong_lengths(span):
             if abs(got - axis.quotient(d1, d2, length)) <= axis.noise(length, got):
                 kind = kind_of(d1, d2, axis.point[axis.i])
                 return Reading("wrong-difference-quotient", abs(span), kind, error, length)
     return Reading("wrong-derivative", step, None, error)
+
+
+def wrong_lengths(span: float) -> list[float]:
+    """What a difference of f over ``span`` is divided by when it is divided by the wrong length: twice or half
+    it or its half (``h`` for a symmetric difference, ``2h`` for a forward one), its negative, nothing, or, by a
+    slip of precedence (``/ 2*h``), the inverse of one of them."""
+    bases = (span, span / 2)
+    found = [k * b for b in bases for k in (2.0, 0.5, -1.0, -2.0)] + [k / b for b in bases for k in (1.0, 2.0)]
+    return [length for length in dict.fromkeys([*found, 1.0]) if length != span]
 
 
 def judge_estimate(case: EstimateCase, reply: dict, formula: Formula, method: str, accuracy: float | None,

@@ -54,8 +54,9 @@ def run_expression(api, request):
 
 def graph(iface, root):
     """The nodes reachable from ``root`` through their operands (the root first, at most ``MAX_NODES``), each as
-    ``[value, gradient, label, operands]`` with the operands by position (``None``: a plain number, or a node
-    past the cap); and every node's position by its address."""
+    ``[value, gradient, label, operands, ordered]`` with the operands by position (``None``: a plain number, or a node
+    past the cap) and whether they are kept in order (a list or tuple, not a set); and every node's position by
+    its address."""
     order, index, stack = [], {}, [root]
     while stack and len(order) < MAX_NODES:
         node = stack.pop()
@@ -70,5 +71,6 @@ def graph(iface, root):
         label = next((found for name in LABELS if type(found := stored_or_none(node, name)) is str), None)
         nodes.append([number(stored_or_none(node, "data")), number(stored_or_none(node, iface.grad)),
                       label[:20] if label is not None else None,
-                      [index.get(address(child)) for child in iface.children(node)]])
+                      [index.get(address(child)) for child in iface.children(node)],
+                      type(stored_or_none(node, iface.attr)) in (list, tuple)])  # operands in order: self first
     return nodes, index
