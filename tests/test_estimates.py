@@ -9,6 +9,7 @@ of the function's own, arguments in another order.
 
 from __future__ import annotations
 
+import functools
 import json
 import tomllib
 
@@ -112,11 +113,14 @@ KARPATHY_PARTS = [(name, part) for name, entry in sorted(verdicts(KARPATHY).item
                   for part in ("numerical_grad", "numerical_grad2")]
 
 
+@functools.cache
+def karpathy_report(name: str) -> dict:
+    return graded(KARPATHY / verdicts(KARPATHY)[name]["path"], load(KARPATHY_COURSE))
+
+
 @pytest.mark.parametrize(("name", "part"), KARPATHY_PARTS)
 def test_the_karpathy_notebooks_numerical_gradients_get_the_human_graders_verdict(name, part):
-    entry = verdicts(KARPATHY)[name]
-    report = graded(KARPATHY / entry["path"], load(KARPATHY_COURSE))
-    assert verdict_of(report, part) == human(entry["parts"][part])
+    assert verdict_of(karpathy_report(name), part) == human(verdicts(KARPATHY)[name]["parts"][part])
 
 
 def without_solution_cells(path, tmp_path):

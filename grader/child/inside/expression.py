@@ -16,6 +16,7 @@ from .failures import MissingMethod, error_report
 from .reading import address, number, stored_or_none
 
 MAX_NODES = 2000  # nodes of a computation's graph sent back: a softmax of ten is about 60
+MAX_OPERANDS = 8  # operands of a node sent back: an op has one or two; more make a node no op reads
 LABELS = ("_op", "op")  # where a node keeps the label of the op that made it
 
 
@@ -65,12 +66,13 @@ def graph(iface, root):
             continue
         index[key] = len(order)
         order.append(node)
-        stack.extend(child for child in iface.children(node) if not issubclass(type(child), (int, float)))
+        stack.extend(child for child in iface.children(node)[:MAX_OPERANDS]
+                     if not issubclass(type(child), (int, float)))
     nodes = []
     for node in order:
         label = next((found for name in LABELS if type(found := stored_or_none(node, name)) is str), None)
         nodes.append([number(stored_or_none(node, "data")), number(stored_or_none(node, iface.grad)),
                       label[:20] if label is not None else None,
-                      [index.get(address(child)) for child in iface.children(node)],
+                      [index.get(address(child)) for child in iface.children(node)[:MAX_OPERANDS]],
                       type(stored_or_none(node, iface.attr)) in (list, tuple)])  # operands in order: self first
     return nodes, index

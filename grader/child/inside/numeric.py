@@ -141,6 +141,15 @@ def numbers_of(value, inputs):
     return found
 
 
+def recorded(calls, arity):
+    """What the course's function recorded, as the reply carries it: points of ``arity`` plain numbers, and how
+    many calls there were (the submission can reach the record, so nothing else of it is sent)."""
+    count = calls[0] if type(calls[0]) is int else 0
+    points = [point for point in calls[1:MAX_CALLS + 1]
+              if type(point) is list and len(point) == arity and all(type(x) is float for x in point)]
+    return {"calls": points, "count": count}
+
+
 def estimate_case(api, request):
     """Compute the value ``request["value"]`` again with the course's function replaced by the request's."""
     calls = [0]
@@ -153,7 +162,7 @@ def estimate_case(api, request):
         result = numbers_of(namespace[request["value"]], request["inputs"])
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, "call")}
-    return {"result": result, "calls": calls[1:], "count": calls[0]}
+    return {"result": result, **recorded(calls, len(request["inputs"]))}
 
 
 def derivative_case(api, request):
@@ -167,4 +176,4 @@ def derivative_case(api, request):
         found = [number(result)]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, "call")}
-    return {"result": found, "calls": calls[1:], "count": calls[0]}
+    return {"result": found, **recorded(calls, len(request["inputs"]))}
