@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import tomllib
 
 import pytest
 from helpers import ROOT, micrograde
+from recipes import section
 
 from grader.errors import ConfigError
 from grader.exercise.config import load, parse
@@ -97,6 +99,16 @@ def test_a_wrong_numerical_gradient_target_is_one_line_naming_its_key(change, sa
 def test_a_wrong_numerical_derivative_target_is_one_line_naming_its_key(change, says):
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)")):
         course(numerical_derivative={**DERIVATIVE, **change})
+
+
+def test_the_course_files_are_the_staff_docs_worked_configuration():
+    """The configurations the corpus is graded with are the staff docs' worked one, target for target."""
+    [block] = re.findall(r"```toml\n(.*?)```", section("docs/staff.md", "## Numerical gradients and whole expressions"),
+                         re.S)
+    documented = tomllib.loads(block)["targets"]
+    for path in (KARPATHY_COURSE, TUTORIAL_COURSE):
+        for name, table in tomllib.loads(path.read_text())["targets"].items():
+            assert documented[name] == table, name
 
 
 def test_the_course_files_mean_what_they_say():

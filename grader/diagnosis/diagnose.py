@@ -7,7 +7,9 @@ diagnoses and warnings a report shows, in the order it shows them. Its passes
 each take the diagnoses so far and return new ones, in this order, because each
 rewords what the one before produced:
 
-1. load problems, then each target's own diagnoses, in the course's order;
+1. load problems, then each target's own diagnoses, in the course's order (and the warnings of
+   loading, then one for each whole computation that keeps its points while it comes out wrong
+   through an op graded on its own: ``expression.inherited``);
 2. a class no node can be made of is one ``interface`` problem of the submission
    (``submission.merge_interface_problems``);
 3. methods the class lacks say what it has instead, and methods nested by one
