@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from grader.diagnosis import blame, feedback
 from grader.diagnosis.findings import Diagnosis, TargetOutcome
-from grader.diagnosis.rules import smallest, unusable_and_errors
+from grader.diagnosis.rules import settled, smallest
 from grader.diagnosis.syntax import Function, parameter, statement_of
 from grader.exercise.expression import RESULT
 from grader.exercise.ops import OPS
@@ -27,14 +27,9 @@ from grader.submission.tree import walk
 
 def expression_codes(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """The code of a whole computation, with the smallest verdict that shows it."""
-    unusable, errors = unusable_and_errors(verdicts)
-    if unusable:
-        return unusable
-    if errors:
-        return {"crash": smallest(errors)}
-    wrong = [v for v in verdicts if not v.passed("both")]
-    if not wrong:
-        return {}
+    codes, wrong = settled(verdicts, "both")
+    if codes is not None or not wrong:
+        return codes or {}
     worst = smallest(wrong)
     return {worst.details.get("code", "wrong-expression"): worst}
 

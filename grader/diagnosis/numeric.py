@@ -16,7 +16,7 @@ import ast
 
 from grader.diagnosis import blame, feedback
 from grader.diagnosis.findings import Diagnosis, fmt
-from grader.diagnosis.rules import smallest, unusable_and_errors
+from grader.diagnosis.rules import settled, smallest
 from grader.diagnosis.syntax import Function
 from grader.exercise.formula import FormulaError, parse
 from grader.exercise.targets import Target
@@ -35,14 +35,9 @@ def readings(verdict: Verdict) -> dict:
 def estimate_codes(verdicts: list[Verdict], function: Function | None) -> dict[str, Verdict]:
     """The code of a numerical estimate, with the smallest verdict that shows it (``function``: the learner's
     function, for a numerical derivative; ``None`` for a value)."""
-    unusable, errors = unusable_and_errors(verdicts)
-    if unusable:
-        return unusable
-    if errors:
-        return {"crash": smallest(errors)}
-    wrong = [v for v in verdicts if not v.passed("grad")]
-    if not wrong:
-        return {}
+    codes, wrong = settled(verdicts, "grad")
+    if codes is not None or not wrong:
+        return codes or {}
     if function is not None and stub(function):
         return {"not-implemented": smallest(wrong)}
     found = [(v, r.code) for v in wrong for r in readings(v).values() if r.code]

@@ -23,6 +23,7 @@ from functools import cached_property
 from grader.errors import ConfigError
 from grader.exercise.cases import Check, simplicity
 from grader.exercise.expr import fmt_number
+from grader.exercise.gradients import AtPoint
 
 RESULT = "loss"  # the name the computation's value has when the course does not say
 # Generated inputs: simple ones first (whole numbers, one of them 0), then all positive ones (a log's domain),
@@ -34,27 +35,15 @@ HUGE = 1e6  # a value or gradient beyond this is not a case a person checks by h
 
 
 @dataclass(frozen=True)
-class ExpressionCase:
+class ExpressionCase(AtPoint):
     """The course's computation at one point: its leaves' values, by the course's names."""
 
     statement: str  # the statement that makes the result, as the course writes it: loss = -softmax(...)[2].log()
     inputs: tuple[tuple[str, float], ...]
 
     @property
-    def values(self) -> dict[str, float]:
-        return dict(self.inputs)
-
-    @property
-    def point(self) -> tuple[float, ...]:
-        return tuple(x for _, x in self.inputs)
-
-    @property
     def label(self) -> str:
         return self.statement
-
-    @property
-    def size(self) -> int:
-        return len(self.inputs)
 
     @cached_property
     def rank(self) -> tuple:

@@ -115,6 +115,13 @@ class CallingKind(Kind):
         return Role(options[option], what) if option in options else self.role
 
 
+# Options of both numerical kinds.
+METHOD = Option("method", "choice", required=False, choices=numeric.METHODS,
+                doc="the difference asked for: forward (any difference quotient, a symmetric one too) or symmetric")
+VARIANTS = Option("variants", "formulas", required=False, doc="other functions of the inputs the learner's code "
+                                                              "must follow too (default: derived from `of`)")
+
+
 def classic_checks(name: str, options: dict) -> list[Check]:
     """The checks of an op, ``backward`` or ``train_step``: the hand-picked cases of ``grader.exercise.cases``."""
     return checks_for(name)
@@ -150,12 +157,10 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("inputs", "names", doc="the names of the function's inputs, in order"),
         Option("of", "formula", doc="the course's function of the inputs, whose gradient is estimated"),
         Option("at", "numbers", doc="the point the estimate is of, one number per input"),
-        Option("method", "choice", required=False, choices=numeric.METHODS,
-               doc="the difference asked for: forward (any difference quotient is accepted) or symmetric"),
-        Option("tolerance", "number", required=False, doc="how close to the exact gradient the estimate must "
-                                                          "come, relative to its size (default 1e-5)"),
-        Option("variants", "formulas", required=False, doc="other functions of the inputs the code must follow "
-                                                           "(default: one micrograde derives from `of`)"),
+        METHOD,
+        Option("tolerance", "number", required=False, doc="how close to the exact gradient each number must come "
+                                                          "(absolute; default 1e-5)"),
+        VARIANTS,
     ), part=("value", "value"), summary="a numerical gradient of the course's function that the learner's code "
                                          "computes (a value, not a function)"),
     Kind("numerical-derivative", None, PLAIN, "derivative", "grad", ANY | ESTIMATES, numeric.derivative_checks,
@@ -166,16 +171,14 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("of", "formula", doc="the course's function of its input"),
         Option("at", "numbers", required=False, doc="where the course's notebook calls it (default 1.5)"),
         Option("step", "number", required=False, doc="the h the course's notebook passes (default 1e-4)"),
-        Option("method", "choice", required=False, choices=numeric.METHODS,
-               doc="the difference asked for: forward (a symmetric one is accepted) or symmetric"),
+        METHOD,
         Option("arguments", "names", required=False, doc="the function's arguments in its order, among f, x and "
                                                          "h (default [\"f\", \"x\", \"h\"])"),
-        Option("variants", "formulas", required=False, doc="other functions of the input it is given (default: "
-                                                           "two micrograde derives)"),
+        VARIANTS,
     ), part=("function", "function"), summary="a function that estimates a derivative numerically, given a "
                                                "function, a point and a step"),
     CallingKind("expression", VALUE, PLAIN, "expression", "both", ANY | NODES | {
-        "detached-data", "wrong-expression", "wrong-forward", "wrong-local-grad", "grad-overwrite"},
+        "detached-data", "wrong-expression", "wrong-forward", "wrong-local-grad", "grad-overwrite", "missing-seed"},
         expression.checks, options=(
         Option("code", "code", doc="the computation, in Python on the class's nodes: its leaves are the inputs, "
                                    "its result the node it assigns to `result`"),

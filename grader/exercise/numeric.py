@@ -23,7 +23,7 @@ from grader.errors import ConfigError
 from grader.exercise.cases import Check
 from grader.exercise.expr import fmt_number
 from grader.exercise.formula import Formula, FormulaError, parse
-from grader.exercise.gradients import usable
+from grader.exercise.gradients import AtPoint, usable
 
 METHODS = ("forward", "symmetric")  # what a course asks for; a symmetric difference is accepted for a forward one
 TOLERANCE = 1e-5  # how close a numerical gradient must come to the exact one (absolute, as a notebook checks it)
@@ -34,7 +34,7 @@ SHIFTS = (0.5, -0.75, 1.25)  # where a derivative is also estimated: the course'
 
 
 @dataclass(frozen=True)
-class EstimateCase:
+class EstimateCase(AtPoint):
     """The learner's code run with the grader's function in place of the course's, at one point.
 
     For a value (``arguments`` empty) the code is the submission's, run again; for a function, one call of it
@@ -53,10 +53,6 @@ class EstimateCase:
         return tuple(name for name, _ in self.inputs)
 
     @property
-    def point(self) -> tuple[float, ...]:
-        return tuple(x for _, x in self.inputs)
-
-    @property
     def values(self) -> dict[str, float]:
         return {}  # the point is in the label, written the way the learner's code is called or run
 
@@ -71,15 +67,10 @@ class EstimateCase:
         function = f"{signature} = {self.formula}" if self.variant else f"{signature} as the course gives it"
         return f"{self.part} at {at}, with {function}"
 
-    @property
-    def size(self) -> int:
-        return len(self.inputs)
-
     @cached_property
     def rank(self) -> tuple:
         """The course's own function first, then simpler points, then larger steps (easier to check by hand)."""
-        return (self.variant, len(self.formula), tuple((not float(x).is_integer(), abs(x)) for x in self.point),
-                -(self.step or 0.0), self.label)
+        return self.variant, len(self.formula), self.simplicity(), -(self.step or 0.0), self.label
 
     def partials(self) -> list[str]:
         """How a report names each derivative: ``df/da``."""
