@@ -103,8 +103,8 @@ def test_a_wrong_numerical_derivative_target_is_one_line_naming_its_key(change, 
 
 def test_the_course_files_are_the_staff_docs_worked_configuration():
     """The configurations the corpus is graded with are the staff docs' worked one, target for target."""
-    [block] = re.findall(r"```toml\n(.*?)```", section("docs/staff.md", "#### A worked configuration: numerical gradients and a softmax"),
-                         re.S)
+    worked = section("docs/staff.md", "#### A worked configuration: numerical gradients and a softmax")
+    [block] = re.findall(r"```toml\n(.*?)```", worked, re.S)
     documented = tomllib.loads(block)["targets"]
     for path in (KARPATHY_COURSE, TUTORIAL_COURSE):
         for name, table in tomllib.loads(path.read_text())["targets"].items():
@@ -336,3 +336,16 @@ def test_what_a_value_holds_is_never_trusted(tmp_path, value, code):
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert [(d["target"], d["code"]) for d in report["diagnoses"]] == [("numerical_grad", code)]
+
+
+def test_the_cells_after_the_one_that_computes_the_value_are_not_run_again(tmp_path):
+    """A later cell that names the value (a summary, a plot) is left out of the runs: here one that would never
+    finish with the grader's function in place of the learner's."""
+    later = ("# the estimates, side by side: numerical_grad and numerical_grad2\n"
+             "while f.__code__.co_filename.startswith('<'):  # only the learner's own f is from the notebook\n"
+             "    pass\nprint(numerical_grad, numerical_grad2)")
+    path = tmp_path / "work.ipynb"
+    path.write_text(notebook(*CELLS, later))
+    report = grade(path, Options(config=NUMERICAL, timeout=3.0)).to_json()
+    assert {t: verdict_of(report, t) for t in ("numerical_grad", "numerical_grad2")} == {
+        "numerical_grad": ("right",), "numerical_grad2": ("right",)}

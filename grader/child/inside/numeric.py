@@ -4,7 +4,7 @@ The grader's function is built here from the course's formula (arithmetic and a 
 functions of ``math``, checked by the grading process when it read the course's
 configuration) and records every point it is evaluated at. A value (Karpathy's
 ``numerical_grad``) is computed again: the submission's cells, up to the last one
-that names it, run again in a fresh module, with the course's function's name bound
+that computed it as it loaded, run again in a fresh module, with the course's function's name bound
 to the grader's, whatever the cells bind to it. A function (``numerical_derivative``)
 is called with it. The child sends back numbers: what the code computed and where
 it evaluated the function; the grading process judges them.
@@ -93,8 +93,9 @@ def mentions(source, name):
 
 
 def rerun(spec, pinned, function, value):
-    """Run the module ``spec`` (the load request's) again, up to its last unit naming ``value``, with ``pinned``
-    bound to ``function``; its namespace, and the last failure of a unit (or ``None``)."""
+    """Run the module ``spec`` (the load request's) again, up to the last unit that computed ``value`` as it
+    loaded (else the last that names it), with ``pinned`` bound to ``function``; its namespace, and the last
+    failure of a unit (or ``None``)."""
     module = types.ModuleType(spec["name"])
     module.__file__ = spec["units"][0]["filename"]
     module.display = lambda *args, **kwargs: None
@@ -104,7 +105,9 @@ def rerun(spec, pinned, function, value):
     namespace[pinned] = function  # for functions the code defines, which read their module's globals
     names = Pinned(namespace, pinned, function)
     units = spec["units"]
-    last = max((i for i, unit in enumerate(units) if mentions(unit["source"], value)), default=-1)
+    last = spec.get("made", {}).get(value)  # the last unit that computed it as the submission loaded
+    if last is None:
+        last = max((i for i, unit in enumerate(units) if mentions(unit["source"], value)), default=-1)
     failure = None
     shown = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = Quiet()
