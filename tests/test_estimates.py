@@ -293,11 +293,13 @@ def test_a_forward_difference_where_the_course_asks_for_the_symmetric_one(tmp_pa
 def test_arguments_in_the_functions_own_order_and_a_step_of_its_own(tmp_path):
     path = tmp_path / "ex0.py"
     path.write_text("def slope(x, f, h=1e-6):\n    return (f(x + h) - f(x)) / h\n\n\n"
-                    "def slope_at(f, x):\n    return slope(x, f)\n")
+                    "def slope_at(f, x):\n    return slope(x, f)\n\n\n"
+                    "def coarse(f, x):\n    h = 0.1\n    return (f(x + h) - f(x)) / h\n")
     config = course(a={**DERIVATIVE, "function": "slope", "arguments": ["x", "f", "h"]},
-                    b={**DERIVATIVE, "function": "slope_at", "arguments": ["f", "x"]})
+                    b={**DERIVATIVE, "function": "slope_at", "arguments": ["f", "x"]},
+                    c={**DERIVATIVE, "function": "coarse", "arguments": ["f", "x"]})
     report = graded(path, config)
-    assert (verdict_of(report, "a"), verdict_of(report, "b")) == (("right",), ("right",))
+    assert [verdict_of(report, t) for t in "abc"] == [("right",), ("right",), ("wrong-step", None, 10)]
 
 
 # ---------------------------------------------------------------- what the child sends is never trusted

@@ -90,7 +90,9 @@ def prepare_estimate(case: EstimateCase, target: Target, check: Check | None, to
     request = estimate_request(case, target.kind.request, target.role.key)
     formula = parse(case.formula, case.names)
     method = numeric.method(target.settings)
-    accuracy = None if case.arguments else numeric.tolerance(target.settings)  # a function's accuracy is its h's
+    # Given a step, a function's accuracy is that step's; with its own (a value's, or a function not given one),
+    # the course's tolerance.
+    accuracy = None if case.step is not None else numeric.tolerance(target.settings)
     return Prepared(request, lambda reply: judge_estimate(case, reply, formula, method, accuracy, tolerance),
                     (tolerance, method, accuracy))
 
