@@ -288,3 +288,11 @@ def test_one_ops_fault_is_found_where_it_is_in_a_graph_of_its_own():
              [a, b / product, None, [], False], [b, a / product, None, [], False]]
     found = fault(nodes)
     assert (found.op, found.code) == ("log", "wrong-local-grad")
+
+
+def test_the_worked_configuration_gives_the_instructors_solution_every_point():
+    """Every target of the staff docs' worked configuration (the numerical gradients, the ops the softmax needs,
+    the computation) keeps its points on the course's own solution: a hand-picked case written with the ops the
+    course grades (``log`` of a product where the class has no ``+``) stays where the op is defined."""
+    report = graded(KARPATHY / "solution.ipynb", load(COURSE))
+    assert (report["score"], report["diagnoses"]) == (report["max_score"], [])
