@@ -149,10 +149,10 @@ class Value:
 
 
 def test_a_graph_of_any_size_is_read_within_its_caps(tmp_path, mode):
-    """A normaliser holding a hundred thousand extra operands, every node's label a megabyte, a node among its
-    own operands: the graph is read within its caps, and exp's fault is still found where it is."""
+    """A normaliser holding twenty thousand extra operands (ten times the nodes the child sends), every exp's
+    label nearly a megabyte: the graph is read within its caps, and exp's fault is still found where it is."""
     softmax = ("def softmax(zs):\n    es = [z.exp() for z in zs]\n    s = sum(es)\n"
-               "    s._prev.extend(Value(0.0) for _ in range(100_000))\n"
+               "    s._prev.extend(Value(0.0) for _ in range(20_000))\n"
                "    for e in es:\n        e._op = 'exp' * 300_000\n"
                "    return [e / s for e in es]\n")
     report = graded(tmp_path, ENGINE + softmax, softmax_nll=EXPRESSION)
