@@ -63,7 +63,7 @@ def codes(report: dict, target: str) -> list[str]:
     ({"add": {"points": 5, "reflected": "no"}}, "[targets.add] reflected: expected true or false"),
     ({"tanh": {"points": 5, "reflected": False}}, "[targets.tanh] reflected: tanh has no reflected method"),
     ({"backward": {"points": 5, "accept": ["zero-first"]}}, "[targets.backward] accept: expected a list of some "
-                                                            "of zeroes-first"),
+                                                            'of "zeroes-first"'),
     ({"add": {"points": 5, "accept": ["zeroes-first"]}}, "[targets.add]: unknown key 'accept'"),
 ])
 def test_a_wrong_knob_is_one_line_naming_its_key(table, says):

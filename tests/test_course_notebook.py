@@ -29,7 +29,8 @@ COURSES = TESTS / "courses"
 # Each assignment's course, and the targets that grade its parts (the parts today's kinds can grade).
 GRADED = {
     "karpathy_exercises": ("karpathy-exercises.toml", {p: p for p in (
-        "gradf", "add", "backward", "exp", "log", "mul", "truediv", "neg", "radd")}),
+        "gradf", "numerical_grad", "numerical_grad2", "add", "backward", "exp", "log", "mul", "truediv", "neg",
+        "radd", "softmax_nll")}),
     "tutorial_deep": ("tutorial-deep.toml", {"add_backward": "add", "mul_backward": "mul", "backward": "backward"}),
     "dl_course_hw1": ("dl-course-hw1.toml", {"Value.mul": "mul", "Value.pow": "pow", "Value.exp": "exp",
                                              "Value.relu": "relu", "Value.backward": "backward",
@@ -81,7 +82,7 @@ def test_every_learners_report_names_what_was_not_graded(assignment, name):
     """The parts no target of today's kinds covers are listed by name: section 1's estimates and the softmax,
     the tutorial's modules and its earlier steps, the homework's Tensor, nn, optim and training notebook."""
     found = {u["name"] for u in report(assignment, name)["ungraded"]}
-    expected = {"karpathy_exercises": {"softmax"}, "tutorial_deep": {"Neuron", "Layer", "MLP", "Module"},
+    expected = {"karpathy_exercises": set(), "tutorial_deep": {"Neuron", "Layer", "MLP", "Module"},
                 "dl_course_hw1": {"Tensor", "Linear", "CrossEntropyLoss", "SGD", "test_nn.ipynb"}}[assignment]
     assert expected <= found, found
     assert not found & {"gradf", "f", "_as_value", "Sequential", "micrograd/test/test_engine.py"}
@@ -152,7 +153,8 @@ def test_adopting_the_courses_notebook_keeps_it_and_adds_the_grading_cell(tmp_pa
 
 def test_the_adopted_notebook_checks_itself_in_a_real_kernel(tmp_path):
     """Karpathy's solution notebook adopted, run top to bottom in a real kernel from its folder: its check()
-    cell grades the cells run, under the course beside it, and names what it did not grade."""
+    cell grades the cells run, under the course beside it, and names what it did not grade (a helper of the
+    learner's own)."""
     import nbclient
     import nbformat
 
@@ -161,12 +163,15 @@ def test_the_adopted_notebook_checks_itself_in_a_real_kernel(tmp_path):
                       "--config", str(COURSES / "karpathy-exercises.toml"))
     assert done.returncode == 0, done.stderr
     book = nbformat.read(tmp_path / "solution.ipynb", as_version=4)
+    # A learner's own helper, before the check cell: no target reads it.
+    book.cells.insert(len(book.cells) - 1, nbformat.v4.new_code_cell("def plot_losses(xs):\n    return xs"))
     nbclient.NotebookClient(book, timeout=300, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}},
                             kernel_name="python3").execute()
     shown = book.cells[-1].outputs[0]["data"]["text/markdown"]
-    assert shown.startswith("## micrograde: 60 / 60")
+    total = sum(t.points for t in load(COURSES / "karpathy-exercises.toml").targets)
+    assert shown.startswith(f"## micrograde: {total:g} / {total:g}")
     assert "| `__add__` | given (no points) | 5 of 5 |" in shown
-    assert "**Not graded**" in shown and "softmax (a function, In \\[" in shown
+    assert "**Not graded**" in shown and "plot\\_losses (a function, In \\[" in shown
 
 
 def test_the_scaffold_writes_given_parts_out_and_asks_only_for_the_rest(tmp_path):

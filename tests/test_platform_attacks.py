@@ -387,3 +387,46 @@ def test_no_way_out_to_the_host_in_every_mode(grading, workspace, canary):
     assert left == [], "a process the submission started outlived its grade"
     assert grading.secret[-12:] not in report.get("output", ""), "a classmate's file was read"
     assert breaches == [], (breaches, seen)
+
+
+NUMERICAL = '''
+def f(a, b, c):
+    return a * a * c + b / c
+
+
+h = 1e-6
+numerical_grad = [(f(2 + h, 3, 4) - f(2, 3, 4)) / h, (f(2, 3 + h, 4) - f(2, 3, 4)) / h,
+                  (f(2, 3, 4 + h) - f(2, 3, 4)) / h]
+'''
+NUMERICAL_COURSE = '''[targets.numerical_grad]
+kind = "numerical-gradient"
+value = "numerical_grad"
+calls = "f"
+inputs = ["a", "b", "c"]
+of = "a * a * c + b / c"
+at = [2, 3, 4]
+points = 10
+'''
+
+
+def test_code_a_numerical_gradient_runs_again_is_as_confined_as_at_load(grading, workspace, canary):
+    """A numerical gradient's code runs again in the child, once for the course's function and once for another:
+    the writes past the working directory that every mode refuses at load, tried again in each run, are
+    refused the same way, and the score is the one the code deserves."""
+    submission = workspace / "submission"
+    submission.mkdir()
+    source = layout(canary, grading.home, f"mg-{grading.secret[-12:]}") + SOLUTION + attack(
+        "escape_common", "escape_writes") + NUMERICAL
+    (submission / "work.py").write_text(source)
+    (submission / "course.toml").write_text(NUMERICAL_COURSE)
+    grading.hand_over(submission)
+    watched = watch(grading, canary, submission)
+    result = grading.run("grade", str(submission / "work.py"), "--format", "json", "--config",
+                         str(submission / "course.toml"), cwd=submission)
+    breaches = watched.breaches(result.stdout, result.stderr)
+    pth_ran = (canary / "pth-ran").exists()
+    watched.repair()
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    scores = {t: s["score"] for t, s in report["targets"].items()}
+    assert (scores, breaches, pth_ran) == ({"numerical_grad": 10.0}, [], False), printed(result)

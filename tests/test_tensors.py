@@ -106,14 +106,14 @@ def test_the_reference_entry_by_entry_is_numpys(op):
 
 
 @pytest.mark.parametrize(("change", "says"), [
-    ({"op": "conv"}, "tensor_mul] op: expected one of add, sub, mul"),
+    ({"op": "conv"}, 'tensor_mul] op: expected one of "add", "sub", "mul"'),
     ({"also": ["rmul", "rmul"]}, "also: expected a list of some of"),
     ({"also": "rmul"}, "also: expected a list"),
     ({"class": "2d"}, "class: expected a Python name"),
     ({"method": "a.b"}, "method: expected a Python name"),
     ({"broadcasting": "yes"}, "broadcasting: expected true or false"),
     ({"dims": [2, 4]}, "dims: expected a list of distinct whole numbers from 1 to 3"),
-    ({"entries": "floats"}, "entries: expected one of values, numbers"),
+    ({"entries": "floats"}, 'entries: expected one of "values", "numbers"'),
     ({"class": None}, "class: missing (the course's tensor class"),
     ({"op": None}, "op: missing"),
     ({"axes": True}, "unknown key 'axes'"),

@@ -170,12 +170,13 @@ CODES: dict[str, Code] = {code.name: code for code in (
          concept='Differentiate term by term: each partial derivative treats the other inputs as constants, and '
                  'every term that holds the input contributes (product and chain rules).'),
     Code('pasted-constants', 'a gradient',
-         meaning="the function returns the same numbers at every point, where the course's function's gradient "
-                 'changes: numbers pasted from the expected output, not a gradient',
-         what='{method} returns the same numbers wherever it is asked, but the gradient changes from point to '
-              'point: the numbers are constants, not a function of the inputs.',
+         meaning="the numbers do not follow the course's function: a function returns the same ones at every "
+                 'point, a value the same ones for every function (or is never estimated from it): numbers pasted '
+                 'from the expected output, not a gradient',
+         what='{method} gives the same numbers wherever it is asked (at another point, or for another function), '
+              'but the gradient changes: the numbers are constants, not computed.',
          concept='A gradient is a function of the point: compute each partial derivative from the inputs, as a '
-                 'formula of them.'),
+                 'formula of them, or estimate it by evaluating the function itself.'),
     Code('wrong-shape', 'a tensor op',
          meaning='the result has the wrong shape (an axis kept or lost, shapes not broadcast, a product of the wrong '
                  'sides): the message names both shapes',
@@ -210,6 +211,39 @@ CODES: dict[str, Code] = {code.name: code for code in (
          concept='An entry broadcast along an axis is used once at every position of that axis: its gradient is '
                  'the sum over all of them (the same Value used each time adds them up by itself; copies of it '
                  'do not pass anything back).'),
+    Code('one-sided-difference', 'a numerical gradient or derivative',
+         meaning='a one-sided difference `(f(x+h) - f(x)) / h` where the symmetric one `(f(x+h) - f(x-h)) / 2h` '
+                 'was asked (the message names the derivatives and the step)',
+         what='{method} estimates with a one-sided difference, where the symmetric one was asked.',
+         concept='A symmetric difference compares f on both sides of the point: for the same h its error is about '
+                 'h**2/6 times the third derivative, instead of h/2 times the second.'),
+    Code('wrong-step', 'a numerical gradient or derivative',
+         meaning="the difference quotient is the one asked for, but its step h is so large (or so small) that the "
+                 "estimate misses the course's tolerance; for a function, one that does not use the h it is given",
+         what='{method} takes the right difference, but with a step h that makes the estimate miss the derivative.',
+         concept="A difference quotient's error depends on its step: a large h shows the function's curvature "
+                 '(about h/2 times the second derivative, one-sided), a tiny one the rounding of its values (about '
+                 '1e-16 |f| / h); take the h you are given, or one in between.'),
+    Code('wrong-difference-quotient', 'a numerical gradient or derivative',
+         meaning='the difference of f is divided by the wrong length (`f(x+h) - f(x-h)` over h, not 2h), or its '
+                 'sign is reversed',
+         what='{method} divides the difference of f by the wrong length: the estimate is off by a constant factor.',
+         concept='A difference quotient is the change in f divided by the distance between the two points it '
+                 'compares, taken in the same direction.'),
+    Code('detached-data', 'a whole expression',
+         meaning='part of the computation goes through `.data`, a plain number, so no gradient flows along that '
+                 'path: the value is right, the gradients are not',
+         what='{method} gives the right value, but part of the computation goes through .data, a plain number: no '
+              'gradient flows back along that path.',
+         concept='Keep every step of the computation on Values, with their operations: .data is a number the graph '
+                 'cannot see, so the backward pass cannot reach what it came from.'),
+    Code('wrong-expression', 'a whole expression',
+         meaning="the computation's value is wrong although every op computes right from its operands: the "
+                 "learner's function computes something else",
+         what="{method} makes the course's computation give the wrong value, although every op computes right from "
+              'its operands.',
+         concept='Write the computation from its definition, step by step with the Value operations, and check its '
+                 'value by hand on the smallest case.'),
     Code('load-error', 'submission',
          meaning='the submission cannot be read or run (syntax error, with the Python version it needs when that '
                  'is the cause; exception at import)',

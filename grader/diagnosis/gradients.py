@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from grader.diagnosis.rules import smallest, unusable_and_errors
+from grader.diagnosis.rules import settled, smallest
 from grader.diagnosis.syntax import Function
 from grader.judging.judge import Verdict, close
 from grader.submission.tree import walk
@@ -20,14 +20,9 @@ from grader.submission.tree import walk
 
 def gradient_codes(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """The codes of a gradient target, each with the smallest verdict that shows it."""
-    unusable, errors = unusable_and_errors(verdicts)
-    if unusable:
-        return unusable
-    if errors:
-        return {"crash": smallest(errors)}
-    wrong = [v for v in verdicts if not v.passed("grad")]
-    if not wrong:
-        return {}
+    codes, wrong = settled(verdicts, "grad")
+    if codes is not None or not wrong:
+        return codes or {}
     if pasted(verdicts):
         stub = all(x == 0.0 for x in smallest(wrong).actual.values())
         return {"not-implemented" if stub else "pasted-constants": smallest(wrong)}

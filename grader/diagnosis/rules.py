@@ -37,6 +37,17 @@ def unusable_and_errors(verdicts: list[Verdict]) -> tuple[dict[str, Verdict], li
     return {}, errors
 
 
+def settled(verdicts: list[Verdict], focus: str) -> tuple[dict[str, Verdict] | None, list[Verdict]]:
+    """For a kind whose rules read its failing verdicts: the codes that settle it before they are read (the one
+    that makes every other moot, else ``crash`` for an error), or ``None`` and the verdicts that failed."""
+    unusable, errors = unusable_and_errors(verdicts)
+    if unusable:
+        return unusable, []
+    if errors:
+        return {"crash": smallest(errors)}, []
+    return None, [v for v in verdicts if not v.passed(focus)]
+
+
 def diagnose_op(target: str, verdicts: list[Verdict], attached: bool | None = None,
                 overwrites: bool | None = None) -> dict[str, Verdict]:
     """Codes for an op target from all its verdicts.

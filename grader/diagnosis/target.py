@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.diagnosis import blame, equality, feedback, gradients, rules, tensors, training
+from grader.diagnosis import blame, equality, expression, feedback, gradients, numeric, rules, tensors, training
 from grader.diagnosis.findings import Diagnosis
 from grader.exercise import ops
 from grader.exercise.cases import Case, TrainCase
@@ -63,6 +63,18 @@ def tensor_target_codes(target: Target, verdicts: list[Verdict], function: blame
     return tensors.tensor_codes(verdicts)
 
 
+def estimate_target_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None
+                          ) -> dict[str, Verdict]:
+    """A numerical estimate's codes: the difference it takes and its step, whether it follows the function."""
+    return numeric.estimate_codes(verdicts, function.node if function else None)
+
+
+def expression_target_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None
+                            ) -> dict[str, Verdict]:
+    """A whole computation's codes: the op at fault, or the learner's own function."""
+    return expression.expression_codes(verdicts)
+
+
 # The rules of each kind of target (``grader.exercise.kinds``): its verdicts, and the function as written,
 # to the codes they show, each with the smallest verdict that shows it.
 RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[str, Verdict]]] = {
@@ -71,6 +83,17 @@ RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[st
     "train": train_codes,
     "gradient": gradient_target_codes,
     "tensor": tensor_target_codes,
+    "numerical-gradient": estimate_target_codes,
+    "numerical-derivative": estimate_target_codes,
+    "expression": expression_target_codes,
+}
+
+# Kinds that word and point their diagnoses themselves (what they grade is not one method's statements): a
+# code, its evidence and detail, the target, what the student wrote for it and the submission, to a diagnosis.
+SAY: dict[str, Callable[[str, Verdict | None, str, Target, str, Submission], Diagnosis]] = {
+    "numerical-gradient": numeric.value_diagnosis,
+    "numerical-derivative": numeric.derivative_diagnosis,
+    "expression": expression.expression_diagnosis,
 }
 
 
@@ -102,6 +125,9 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
     focus = target.kind.focus
     diagnoses = []
     for code, v, detail in found:
+        if target.kind.name in SAY:
+            diagnoses.append(SAY[target.kind.name](code, v, detail, target, method, submission))
+            continue
         # A tensor target that grades another op too (mul with rmul) names the failing case's own method.
         shown = tensors.case_method(method, v) if target.kind.name == "tensor" else method
         where = blame.blame(code, target.kind.name, target.name, shown, v, submission,

@@ -327,7 +327,9 @@ def in_course(case: Case | TrainCase, target: str, have: frozenset[str]) -> Case
                 return None
             for other in SUBSTITUTES[spec.arity]:
                 trial = (other, *node[1:])
-                if other in have and other != target and safe_domain(tuple(nodes[:i] + [trial]), case.values):
+                # Safe with what uses it too: a log of the substitute's value must still be defined.
+                if other in have and other != target and safe_domain(tuple(nodes[:i] + [trial] + nodes[i + 1:]),
+                                                                     case.values):
                     nodes[i] = trial
                     break
             else:

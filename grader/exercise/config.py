@@ -219,18 +219,22 @@ def parse_target(name: str, table: object, key: str, time_limit: float) -> Targe
     if "reflected" in options and ops.reflection(name) is None:
         raise ConfigError(f"{key} reflected: {name} has no reflected method; only "
                           f"{', '.join(o for o in ops.OPS if ops.reflection(o))} do")
-    formulas = [o for o in kind.options if o.type == "formula"]
+    formulas = [o for o in kind.options if o.type in ("formula", "formulas") and o.key in options]
     for o in formulas:
-        try:
-            parse_formula(options[o.key], tuple(options.get("inputs", ())))
-        except FormulaError as exc:
-            raise ConfigError(f"{key} {o.key}: {exc}") from None
+        for text in (options[o.key],) if o.type == "formula" else options[o.key]:
+            try:
+                parse_formula(text, tuple(options.get("inputs", ())))
+            except FormulaError as exc:
+                raise ConfigError(f"{key} {o.key}: {exc}") from None
     for o in kind.options:
         if o.type == "points" and o.key in options and any(len(p) != len(options["inputs"]) for p in options[o.key]):
             raise ConfigError(f"{key} {o.key}: every point needs one number for each of inputs "
                               f"({', '.join(options['inputs'])})")
     hidden = table.get("hidden", [])
-    check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+    try:  # a kind's checks are made from its options, which they validate together (a point in its domain...)
+        check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+    except ConfigError as exc:
+        raise ConfigError(f"{key} {exc}") from None
     knobs = target_knobs(table, key, check_names)
     points = target_points(table, key, knobs.given)
     if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
@@ -259,7 +263,7 @@ def target_kind(name: str, said: object, key: str) -> Kind:
         if kind is not kind_of(name):
             raise ConfigError(f"{key}: {name!r} is a target of the classic exercise, of kind {kind_of(name).name!r}; "
                               "give this one a name of its own")
-    elif kind.role is not None:
+    elif said == "op" or said in GIVEN_TARGETS.values():
         raise ConfigError(f"{key} kind: a target of kind {said!r} is named by what it grades "
                           f"({', '.join(n for n in [*ops.OPS, *GIVEN_TARGETS] if kind_of(n) is kind)})")
     return kind
@@ -290,12 +294,38 @@ def option(table: dict, spec: Option, key: str) -> object:
     if spec.type == "counts" and isinstance(value, list) and value and all(
             type(n) is int and 1 <= n <= 3 for n in value) and len(set(value)) == len(value):
         return tuple(sorted(value))
-    one_of = ", ".join(spec.choices)
-    expected = {"name": "a Python name", "names": "a list of distinct Python names",
-                "formula": "a formula of the inputs, as a string", "points": "a list of points, each a list of "
-                "numbers", "choice": f"one of {one_of}", "choices": f"a list of some of {one_of}, each once",
-                "flag": "true or false", "counts": "a list of distinct whole numbers from 1 to 3"}[spec.type]
-    raise ConfigError(f"{key} {spec.key}: expected {expected} ({spec.doc}), got {value!r}")
+    if spec.type == "numbers" and isinstance(value, list) and value and all(_finite(x) for x in value):
+        return tuple(float(x) for x in value)
+    if spec.type == "number" and _finite(value) and value > 0:
+        return float(value)
+    if spec.type == "formulas" and isinstance(value, list) and value and all(
+            isinstance(v, str) and v.strip() for v in value):
+        return tuple(value)
+    if spec.type == "code" and isinstance(value, str) and value.strip():
+        return code_option(value, spec, key)
+    raise ConfigError(f"{key} {spec.key}: expected {expected(spec)} ({spec.doc}), got {value!r}")
+
+
+def expected(spec: Option) -> str:
+    """What an option of ``spec``'s type must be, in words."""
+    one_of = ", ".join(map(json.dumps, spec.choices))  # as TOML spells them
+    return {"name": "a Python name", "names": "a list of distinct Python names",
+            "formula": "a formula of the inputs, as a string", "formulas": "a list of formulas of the inputs, as "
+            "strings", "points": "a list of points, each a list of numbers", "numbers": "a list of numbers",
+            "number": "a positive number", "choice": f"one of {one_of}", "choices": f"a list of some of {one_of}, "
+            "each once", "flag": "true or false", "counts": "a list of distinct whole numbers from 1 to 3",
+            "code": "Python code, as a string"}[spec.type]
+
+
+def code_option(value: str, spec: Option, key: str) -> str:
+    """Course-given Python (a computation on the class's nodes): it must at least compile; what else a kind
+    needs of it, its checks say when they are made."""
+    try:
+        compile(value, f"<{spec.key}>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        raise ConfigError(f"{key} {spec.key}: not valid Python{where}: {getattr(exc, 'msg', exc)}") from None
+    return value
 
 
 def _finite(x: object) -> bool:

@@ -24,11 +24,9 @@ SHIFTS = (0.5, -0.5, 1.25, 2.0, -1.0)
 OTHER_POINTS = 4
 
 
-@dataclass(frozen=True)
-class PointCase:
-    """A call of the learner's function at one point."""
+class AtPoint:
+    """A case at one point of the course's inputs: ``inputs`` holds each one's name and value."""
 
-    function: str  # the learner's function's name, as the course names it
     inputs: tuple[tuple[str, float], ...]
 
     @property
@@ -40,18 +38,29 @@ class PointCase:
         return tuple(x for _, x in self.inputs)
 
     @property
+    def size(self) -> int:
+        return len(self.inputs)
+
+    def simplicity(self) -> tuple:
+        """Simpler points first: whole numbers, then small ones."""
+        return tuple((not float(x).is_integer(), abs(x)) for x in self.point)
+
+
+@dataclass(frozen=True)
+class PointCase(AtPoint):
+    """A call of the learner's function at one point."""
+
+    function: str  # the learner's function's name, as the course names it
+    inputs: tuple[tuple[str, float], ...]
+
+    @property
     def label(self) -> str:
         """The call, with the inputs by name: their values go beside it (``gradf(a, b, c)`` with ``a = 2``...)."""
         return f"{self.function}({', '.join(name for name, _ in self.inputs)})"
 
-    @property
-    def size(self) -> int:
-        return len(self.inputs)
-
     @cached_property
     def rank(self) -> tuple:
-        """Simpler points first: whole numbers, then small ones."""
-        return tuple((not float(x).is_integer(), abs(x)) for x in self.point), [fmt_number(x) for x in self.point]
+        return self.simplicity(), [fmt_number(x) for x in self.point]
 
 
 def formula_of(options: dict) -> Formula:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.exercise import gradients, ops, tensorcases
+from grader.exercise import expression, gradients, numeric, ops, tensorcases
 from grader.exercise.cases import Check, checks_for
 from grader.exercise.tensors import TENSOR_OPS
 
@@ -66,14 +66,18 @@ LANES = (PLAIN, TRAINING)
 ANY = frozenset({"not-implemented", "crash", "timeout", "missing-module", "interface"})
 # What may go wrong with the class's nodes, whatever is graded of them.
 NODES = frozenset({"value-equality", "computed-grad"})
+# What may be wrong with a numerical estimate of a derivative.
+ESTIMATES = frozenset({"pasted-constants", "wrong-derivative", "one-sided-difference", "wrong-step",
+                       "wrong-difference-quotient"})
 
 
 @dataclass(frozen=True)
 class Option:
     """A key a course sets for a target of a kind: ``name`` (a Python name), ``names`` (a list of them),
-    ``formula`` (a function of the ``inputs`` option, ``grader.exercise.formula``), ``points`` (a list of
-    points, each a list of numbers, one per input), ``choice`` (one of ``choices``), ``choices`` (a list of
-    them), ``flag`` (true or false), ``counts`` (a list of whole numbers from 1 to 3)."""
+    ``formula`` (a function of the ``inputs`` option, ``grader.exercise.formula``), ``formulas`` (a list of
+    them), ``points`` (a list of points, each a list of numbers, one per input), ``numbers`` (a list of
+    numbers), ``number`` (a positive number), ``choice`` (one of ``choices``), ``choices`` (a list of them),
+    ``flag`` (true or false), ``counts`` (a list of whole numbers from 1 to 3), ``code`` (Python source)."""
 
     key: str
     type: str
@@ -112,6 +116,21 @@ CONVENTIONS = {
     "zeroes-first": "backward() first sets every gradient in its graph to 0, then seeds and propagates, so a "
                     "second call starts afresh instead of adding to the gradients already there",
 }
+@dataclass(frozen=True)
+class CallingKind(Kind):
+    """A kind whose targets grade the class, and a function of the learner's too where one of its options names
+    one (a whole expression that calls the learner's ``softmax``, or only the class's ops)."""
+
+    def role_of(self, options: dict) -> Role:
+        option, what = self.part
+        return Role(options[option], what) if option in options else self.role
+
+
+# Options of both numerical kinds.
+METHOD = Option("method", "choice", required=False, choices=numeric.METHODS,
+                doc="the difference asked for: forward (any difference quotient, a symmetric one too) or symmetric")
+VARIANTS = Option("variants", "formulas", required=False, doc="other functions of the inputs the learner's code "
+                                                              "must follow too (default: derived from `of`)")
 
 
 def classic_checks(name: str, options: dict) -> list[Check]:
@@ -170,6 +189,47 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     ), part=("class", "class"), summary="an op of the course's tensor class, whose entries are Values",
         written=lambda options: f"{options['class']}.{options.get('method', TENSOR_OPS[options['op']].method)}",
         modules=("numpy",)),
+    Kind("numerical-gradient", None, PLAIN, "estimate", "grad", ANY | ESTIMATES | {"load-error"},
+         numeric.value_checks, options=(
+        Option("value", "name", doc="the name the learner's code gives the estimate, a list with one number per "
+                                    "input"),
+        Option("calls", "name", doc="the name the course's function has in the learner's code: micrograde gives "
+                                    "its own function that name when it runs the code again"),
+        Option("inputs", "names", doc="the names of the function's inputs, in order"),
+        Option("of", "formula", doc="the course's function of the inputs, whose gradient is estimated"),
+        Option("at", "numbers", doc="the point the estimate is of, one number per input"),
+        METHOD,
+        Option("tolerance", "number", required=False, doc="how close to the exact gradient each number must come "
+                                                          "(absolute; default 1e-5)"),
+        VARIANTS,
+    ), part=("value", "value"), summary="a numerical gradient of the course's function that the learner's code "
+                                         "computes (a value, not a function)"),
+    Kind("numerical-derivative", None, PLAIN, "derivative", "grad", ANY | ESTIMATES, numeric.derivative_checks,
+         options=(
+        Option("function", "name", doc="the learner's function: it takes a function f, a point x and a step h "
+                                       "and estimates f'(x)"),
+        Option("inputs", "names", doc="the name of the course's function's input, as `of` writes it"),
+        Option("of", "formula", doc="the course's function of its input"),
+        Option("at", "numbers", required=False, doc="where the course's notebook calls it (default 1.5)"),
+        Option("step", "number", required=False, doc="the h the course's notebook passes (default 1e-4)"),
+        METHOD,
+        Option("arguments", "names", required=False, doc="the function's arguments in its order, among f, x and "
+                                                         "h (default [\"f\", \"x\", \"h\"])"),
+        VARIANTS,
+    ), part=("function", "function"), summary="a function that estimates a derivative numerically, given a "
+                                               "function, a point and a step"),
+    CallingKind("expression", VALUE, PLAIN, "expression", "both", ANY | NODES | {
+        "detached-data", "wrong-expression", "wrong-forward", "wrong-local-grad", "grad-overwrite", "missing-seed"},
+        expression.checks, options=(
+        Option("code", "code", doc="the computation, in Python on the class's nodes: its leaves are the inputs, "
+                                   "its result the node it assigns to `result`"),
+        Option("inputs", "names", doc="the computation's leaves, each a node of the class"),
+        Option("function", "name", required=False, doc="the learner's function the computation calls; `code` "
+                                                       "defines the course's own, which the reference engine runs"),
+        Option("result", "name", required=False, doc="the name `code` gives its result (default loss)"),
+        Option("at", "points", required=False, doc="the points where the course's own notebook checks it"),
+    ), part=("function", "function"), summary="a whole computation on the class's nodes (and a function of the "
+                                               "learner's it calls): its value and every input's gradient"),
 )}
 
 # The targets that are not ops, by the kind of each (an op's kind is "op").

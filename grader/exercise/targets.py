@@ -30,6 +30,7 @@ class Target:
     apart: bool = False  # its reflected op (radd for add) is a target of its own, or is not asked for: plain
     # numbers stay on its right
     knobs: Knobs = Knobs()  # given, cell, checks off and weights, as the course set them
+    course: frozenset[str] = frozenset()  # every target of the course: what is graded (and charged) on its own
 
     @property
     def settings(self) -> dict:
@@ -78,7 +79,8 @@ class Exercise:
         have = ops.available(graded & set(ops.OPS))
         self.targets: tuple[Target, ...] = tuple(
             Target(t.name, KINDS[t.kind], t.points, tuple(checks_of(t, t.name in apart, have)),
-                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.options, t.name in apart, t.knobs)
+                   frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.options, t.name in apart, t.knobs,
+                   frozenset(graded))
             for t in config.targets)
 
     @property
@@ -107,14 +109,14 @@ class Exercise:
 
     def method(self, target: str) -> str:
         """What the student writes for ``target``: ``__add__``, ``backward``, ``train_step`` (the function's name
-        the course gives it), ``gradf``."""
+        the course gives it), ``gradf``, ``numerical_grad`` (a value a cell computes)."""
         if target in ops.OPS:
             return ops.OPS[target].method
         graded = self.target(target)
         if graded.kind.written is not None:
             return graded.kind.written(graded.settings)
         role = graded.role
-        return self.config.name_of(role) if role.what == "function" else target
+        return self.config.name_of(role) if role.what in ("function", "value") else target
 
 
     @property

@@ -110,6 +110,7 @@ class Verdict:
     graph: tuple | None = None  # (expression, expected, actual (data, grad) of every node)
     check: Check | None = None  # the check the case belongs to
     reference: str = "the reference engine"  # what the expected values came from, as a message names it
+    details: dict = field(default_factory=dict)  # what a kind's judge read beyond the numbers (its rules use it)
 
     def passed(self, focus: str) -> bool:
         if self.error is not None:

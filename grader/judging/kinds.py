@@ -14,15 +14,21 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from grader.exercise import numeric
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Case, Check, TrainCase
+from grader.exercise.expression import ExpressionCase, learner_code, result_name
+from grader.exercise.formula import parse
 from grader.exercise.gradients import PointCase, formula_of
 from grader.exercise.kinds import KINDS
+from grader.exercise.numeric import EstimateCase
 from grader.exercise.targets import Target
 from grader.exercise.tensorcases import values_given
 from grader.exercise.tensors import TensorCase
 from grader.judging.conventions import judge_backward_accepting
+from grader.judging.expression import judge_expression
 from grader.judging.gradients import judge_gradient
 from grader.judging.judge import Tolerance, Verdict, judge_op
+from grader.judging.numeric import judge_estimate
 from grader.judging.plan import plan_backward, plan_op
 from grader.judging.tensors import judge_tensor, tensor_request
 from grader.judging.training import judge_train
@@ -83,10 +89,50 @@ def prepare_tensor(case: TensorCase, target: Target, check: Check | None, tolera
     return Prepared(request, lambda reply: judge_tensor(case, reply, tolerance), (tolerance,))
 
 
-PREPARE: dict[str, Callable[[Case | TrainCase | PointCase | TensorCase, Target, Check | None, Tolerance], Prepared]] = {
+@functools.cache
+def estimate_request(case: EstimateCase, kind: str, needs: str) -> dict:
+    """The child's request for a numerical estimate: a function called with the grader's ``f``, or a value's
+    code run again with it (made once a process)."""
+    asked = {"kind": kind, "needs": needs, "inputs": list(case.names), "formula": case.formula}
+    if case.arguments:
+        return {**asked, "x": case.point[0], "h": case.step, "arguments": list(case.arguments)}
+    return {**asked, "value": case.part, "calls": case.calls}
+
+
+def prepare_estimate(case: EstimateCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = estimate_request(case, target.kind.request, target.role.key)
+    formula = parse(case.formula, case.names)
+    method = numeric.method(target.settings)
+    # Given a step, a function's accuracy is that step's; with its own (a value's, or a function not given one),
+    # the course's tolerance.
+    accuracy = None if case.step is not None else numeric.tolerance(target.settings)
+    return Prepared(request, lambda reply: judge_estimate(case, reply, formula, method, accuracy, tolerance),
+                    (tolerance, method, accuracy))
+
+
+@functools.cache
+def expression_request(case: ExpressionCase, kind: str, needs: str, options: tuple) -> dict:
+    """The child's request for a whole computation at ``case``'s inputs (made once a process)."""
+    settings = dict(options)
+    return {"kind": kind, "needs": needs, "code": learner_code(settings), "inputs": list(settings["inputs"]),
+            "at": list(case.point), "result": result_name(settings), "function": settings.get("function")}
+
+
+def prepare_expression(case: ExpressionCase, target: Target, check: Check | None, tolerance: Tolerance
+                       ) -> Prepared:
+    request = expression_request(case, target.kind.request, target.role.key, target.options)
+    return Prepared(request, lambda reply: judge_expression(case, reply, target, tolerance),
+                    (tolerance, target.options, target.course))
+
+
+PREPARE: dict[str, Callable[[Case | TrainCase | PointCase | TensorCase | EstimateCase | ExpressionCase, Target,
+                               Check | None, Tolerance], Prepared]] = {
     "op": prepare_op,
     "backward": prepare_backward,
     "train": prepare_train,
     "gradient": prepare_gradient,
     "tensor": prepare_tensor,
+    "numerical-gradient": prepare_estimate,
+    "numerical-derivative": prepare_estimate,
+    "expression": prepare_expression,
 }

@@ -127,7 +127,7 @@ class Submission:
         """Where the student wrote the graded method (or a graded function, such as the training one) ``method``:
         a method of the value class, or of another class the course names (``Tensor.__mul__``)."""
         for role, name in self.names.items():
-            if role.what == "function" and method == name:
+            if role.what in ("function", "value") and method == name:
                 source = self.providers.get(role)
                 return source.defines(method) if source else None
         owner, _, method = method.rpartition(".")

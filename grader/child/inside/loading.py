@@ -14,12 +14,13 @@ VISUAL_MODULES = {"graphviz", "matplotlib", "seaborn", "plotly", "IPython", "ipy
 MISSING_MODULES = []  # top-level names imported but not installed, in the order first imported
 
 
-def run_unit(unit, namespace):
-    """Execute one file (or notebook cell) of the submission; report what went wrong."""
+def run_unit(unit, namespace, names=None):
+    """Execute one file (or notebook cell) of the submission; report what went wrong. ``names``, if given, is
+    the mapping its top-level names are read from and bound in (``namespace`` stays its globals)."""
     SUBMISSION_FILES.add(unit["filename"])
     try:
         code = compile(unit["source"], unit["filename"], "exec")
-        exec(code, namespace)
+        exec(code, namespace, names)
     except SystemExit as exc:  # sys.exit() ends the file here, as running it would; not an error
         return {**error_report(exc, "load"), "exit": True}
     except BaseException as exc:  # noqa: BLE001
@@ -72,10 +73,16 @@ def load_modules(api, request):
             sys.path.insert(0, package["root"])
         if spec.get("directory"):
             sys.path.insert(0, spec["directory"])
-        for unit in spec["units"]:
+        values = [request["roles"][role]["name"] for role in spec["provides"]
+                  if request["roles"][role]["what"] == "value"]
+        for index, unit in enumerate(spec["units"]):
+            before = held(module.__dict__, values)
             failure = run_unit(unit, module.__dict__)
             while failure is not None and stand_in_for(failure):
                 failure = run_unit(unit, module.__dict__)
+            for name, was, now in zip(values, before, held(module.__dict__, values)):
+                if was[0] is not now[0] or was[1] != now[1]:
+                    spec.setdefault("made", {})[name] = index  # the last unit that computes it: where a rerun ends
             if failure is not None:
                 failure["unit"] = unit.get("label")
                 failure["unit_file"] = unit["filename"]
@@ -85,6 +92,7 @@ def load_modules(api, request):
         if failures and failures[-1]["type"] == "LoadTimeout":
             break
         for role in spec["provides"]:
+            api.setdefault("sources", {})[role] = spec  # what is run again to see a value follow a function
             name = request["roles"][role]["name"]
             if name in module.__dict__:
                 parts[role] = module.__dict__[name]
@@ -95,6 +103,17 @@ def load_modules(api, request):
             del parts[role]
     return {"defined": {role: role in parts for role in request["roles"]}, "failures": failures,
             "missing_modules": list(MISSING_MODULES)}
+
+
+def held(namespace, names):
+    """What ``namespace`` holds for each of ``names``: the object, and a list of plain numbers' numbers (to see a
+    unit fill a list it did not make)."""
+    found = []
+    for name in names:
+        value = namespace.get(name)
+        plain = type(value) is list and len(value) <= 64 and all(type(x) in (int, float) for x in value)
+        found.append((value, tuple(value) if plain else None))
+    return found
 
 
 def stand_in_for(failure):
