@@ -53,8 +53,8 @@ del _loaded
 _main(_shipped, _namespaces)
 """
 # The child's modules, each after those it imports; the last is the entry point.
-CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "cases", "loading", "guard", "landlock",
-                 "allowlist", "confinement", "protocol")
+CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "cases", "modules", "loops", "loading",
+                 "guard", "landlock", "allowlist", "confinement", "protocol")
 FORK_SERVER_MODULES = (*CHILD_MODULES, "forkserver")
 # In the command line of the fork server, and so of every child it forks, with the pid of the
 # grading process that started it: a leftover child can be found, and told from another grader's.

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from grader.errors import ConfigError
 from grader.exercise import ops
+from grader.exercise.calls import CallError
+from grader.exercise.calls import parse as parse_call
 from grader.exercise.formula import FormulaError
 from grader.exercise.formula import parse as parse_formula
 from grader.exercise.kinds import GIVEN_TARGETS, KINDS, ROLES, Kind, Option, Role, kind_of
@@ -245,9 +247,21 @@ def option(table: dict, spec: Option, key: str) -> object:
     if spec.type == "points" and isinstance(value, list) and value and all(
             isinstance(p, list) and p and all(_finite(x) for x in p) for p in value):
         return tuple(tuple(float(x) for x in p) for p in value)
+    if (spec.type == "choice" and value in spec.choices) or (spec.type == "flag" and isinstance(value, bool)):
+        return value
+    if spec.type == "sizes" and isinstance(value, list) and len(value) >= 2 and all(
+            type(v) is int and 1 <= v <= 64 for v in value):
+        return tuple(value)
+    if spec.type == "call" and isinstance(value, str):
+        try:
+            parse_call(value, spec.choices)
+        except CallError as exc:
+            raise ConfigError(f"{key} {spec.key}: {exc} ({spec.doc}), got {value!r}") from None
+        return value
     expected = {"name": "a Python name", "names": "a list of distinct Python names",
                 "formula": "a formula of the inputs, as a string", "points": "a list of points, each a list of "
-                "numbers"}[spec.type]
+                "numbers", "choice": f"one of {', '.join(map(repr, spec.choices))}", "flag": "true or false",
+                "sizes": "a list of at least two whole numbers from 1 to 64", "call": "a call, as a string"}[spec.type]
     raise ConfigError(f"{key} {spec.key}: expected {expected} ({spec.doc}), got {value!r}")
 
 

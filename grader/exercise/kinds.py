@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.exercise import gradients, ops
+from grader.exercise import gradients, loops, modules, ops, optimizers
 from grader.exercise.cases import Check, checks_for
 
 
@@ -71,12 +71,15 @@ NODES = frozenset({"value-equality", "computed-grad"})
 class Option:
     """A key a course sets for a target of a kind: ``name`` (a Python name), ``names`` (a list of them),
     ``formula`` (a function of the ``inputs`` option, ``grader.exercise.formula``), ``points`` (a list of
-    points, each a list of numbers, one per input)."""
+    points, each a list of numbers, one per input), ``choice`` (one of ``choices``), ``flag`` (true or
+    false), ``call`` (a call as the course's notebook makes it, its arguments numbers or ``choices``,
+    ``grader.exercise.calls``), ``sizes`` (a list of whole numbers from 1)."""
 
     key: str
     type: str
     required: bool = True
     doc: str = ""
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,11 +96,12 @@ class Kind:
     summary: str = ""  # what a target of this kind grades, for the staff docs and errors
 
     def role_of(self, options: dict) -> Role:
-        """The part of the submission a target of this kind with ``options`` grades."""
+        """The part of the submission a target of this kind with ``options`` grades (for an option that is a
+        call, what it calls)."""
         if self.role is not None:
             return self.role
         option, what = self.part
-        return Role(options[option], what)
+        return Role(options[option].partition("(")[0].strip(), what)
 
 
 def classic_checks(name: str, options: dict) -> list[Check]:
@@ -126,6 +130,40 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("at", "points", required=False, doc="the points where the course's own notebook checks it"),
     ), part=("function", "function"), summary="a function that returns the gradient of the course's function, "
                                                "derived by hand"),
+    Kind("module", None, TRAINING, "module", "both", ANY | {
+        "nested-parameters", "wrong-parameters", "missing-bias", "wrong-activation", "wrong-output", "detached-data",
+        "grad-not-reset"}, modules.checks, options=(
+        Option("class", "name", doc="the learner's class, as the course names it (Neuron, Linear, MLP)"),
+        Option("module", "choice", doc="what it computes", choices=tuple(modules.STRUCTURES)),
+        Option("activation", "choice", required=False, choices=("relu", "tanh", "sigmoid"),
+               doc="the nonlinearity of its neurons (default relu, as micrograd's nn.py)"),
+        Option("nonlin", "flag", required=False, doc="whether a neuron's second argument turns its nonlinearity off "
+                                                     "(Neuron(nin, nonlin=False)); default true"),
+        Option("neuron", "name", required=False, doc="the course's neuron class it is built of, if that is a "
+                                                     "target too: its bugs are charged there"),
+        Option("layer", "name", required=False, doc="the course's layer class it is built of, if that is a target "
+                                                    "too: its bugs are charged there"),
+    ), part=("class", "class"), summary="a module on the learner's Value: a neuron, a layer, an MLP, a linear "
+                                        "layer, an activation or a loss"),
+    Kind("optimizer", None, TRAINING, "optimizer", "both", ANY | {"wrong-update", "missing-update", "grad-not-reset"},
+         optimizers.checks, options=(
+        Option("init", "call", doc="how the course's notebook builds it, e.g. SGD(params, lr=lr)",
+               choices=optimizers.NAMES),
+        Option("method", "choice", doc="the method graded", choices=("step", "zero_grad")),
+    ), part=("init", "class"), summary="an optimizer's step or zero_grad, on the grader's parameters"),
+    Kind("training", None, TRAINING, "loop", "both", ANY | {
+        "missing-zero-grad", "zero-grad-misplaced", "wrong-update", "missing-backward", "missing-update",
+        "wrong-loss"}, loops.checks, options=(
+        Option("call", "call", doc="the call the course's notebook makes, e.g. train(model, xs, ys, epochs, lr)",
+               choices=loops.NAMES),
+        Option("loss", "choice", doc="the loss it minimises", choices=loops.LOSSES),
+        Option("returns", "choice", required=False, choices=loops.RETURNS,
+               doc="what it returns (default: loss, the loss before the update)"),
+        Option("activation", "choice", required=False, choices=("tanh", "relu", "sigmoid"),
+               doc="the nonlinearity of the grader's MLP (default tanh)"),
+        Option("sizes", "sizes", required=False, doc="the grader's MLP: inputs, then each layer's neurons "
+                                                     "(default [3, 4, 4, 1], or [2, 4, 3] for cross-entropy)"),
+    ), part=("call", "function"), summary="a training function with the course's signature, on the grader's MLP"),
 )}
 
 # The targets that are not ops, by the kind of each (an op's kind is "op").

@@ -85,11 +85,14 @@ class Exercise:
 
     def method(self, target: str) -> str:
         """What the student writes for ``target``: ``__add__``, ``backward``, ``train_step`` (the function's name
-        the course gives it), ``gradf``."""
+        the course gives it), ``gradf``, ``Neuron`` (the class a target's option names)."""
         if target in ops.OPS:
             return ops.OPS[target].method
-        role = self.target(target).role
-        return self.config.name_of(role) if role.what == "function" else target
+        chosen = self.target(target)
+        role = chosen.role
+        if role.what == "class" and role.setting is None and "method" in chosen.settings:
+            return f"{role.key}.{chosen.settings['method']}"  # a method of a class a target's option names
+        return self.config.name_of(role) if role.what == "function" or role.setting is None else target
 
 
     @property

@@ -17,9 +17,15 @@ from dataclasses import dataclass
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Case, Check, TrainCase
 from grader.exercise.gradients import PointCase, formula_of
 from grader.exercise.kinds import KINDS
+from grader.exercise.loops import LoopCase
+from grader.exercise.modules import ModuleCase
+from grader.exercise.optimizers import StepCase
 from grader.exercise.targets import Target
 from grader.judging.gradients import judge_gradient
 from grader.judging.judge import Tolerance, Verdict, judge_backward, judge_op, judge_train
+from grader.judging.loops import judge_loop, loop_request
+from grader.judging.modules import judge_module, module_request
+from grader.judging.optimizers import judge_optimizer, optimizer_request
 from grader.judging.plan import plan_backward, plan_op
 
 # What planning a case, or judging a reply the child sent, may raise: the case fails as unreadable.
@@ -70,9 +76,28 @@ def prepare_gradient(case: PointCase, target: Target, check: Check | None, toler
     return Prepared(request, lambda reply: judge_gradient(case, reply, formula, tolerance), (tolerance,))
 
 
-PREPARE: dict[str, Callable[[Case | TrainCase | PointCase, Target, Check | None, Tolerance], Prepared]] = {
+def prepare_module(case: ModuleCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = module_request(case, target.kind.request, target.role.key, target.options)
+    return Prepared(request, lambda reply: judge_module(case, reply, tolerance), (tolerance,))
+
+
+def prepare_optimizer(case: StepCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = optimizer_request(case, target.kind.request, target.role.key)
+    return Prepared(request, lambda reply: judge_optimizer(case, reply, tolerance), (tolerance,))
+
+
+def prepare_loop(case: LoopCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = loop_request(case, target.kind.request, target.role.key)
+    return Prepared(request, lambda reply: judge_loop(case, reply, tolerance), (tolerance,))
+
+
+PREPARE: dict[str, Callable[[Case | TrainCase | PointCase | ModuleCase | StepCase | LoopCase, Target, Check | None,
+                             Tolerance], Prepared]] = {
     "op": prepare_op,
     "backward": prepare_backward,
     "train": prepare_train,
     "gradient": prepare_gradient,
+    "module": prepare_module,
+    "optimizer": prepare_optimizer,
+    "training": prepare_loop,
 }

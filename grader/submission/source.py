@@ -377,8 +377,9 @@ def candidate_files(root: Path) -> list[Path]:
             if entry.is_dir(follow_symlinks=False):
                 pending.append(path)
                 continue
-            if path.suffix not in MAX_FILE_BYTES or entry.name.startswith("test_") or entry.name == "setup.py":
-                continue
+            if path.suffix not in MAX_FILE_BYTES or (entry.name.startswith("test_") and path.suffix == ".py") \
+                    or entry.name == "setup.py":
+                continue  # a course's tests and set-up are not the work; a notebook named test_ can be
             if entry.is_symlink() and not inside(path, root):
                 raise InputError(f"{path.relative_to(root)}: a link out of the submission is not graded")
             if path.is_file():

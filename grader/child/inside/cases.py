@@ -151,7 +151,11 @@ def load_engine(code):
     """The grader's training engine, from its code object, registered in no module table."""
     namespace = {"__name__": "micrograde_training"}
     exec(code, namespace)
-    return types.SimpleNamespace(Value=namespace["Value"], MLP=namespace["MLP"])
+    return types.SimpleNamespace(**{name: namespace[name] for name in ENGINE_NAMES})
+
+
+# What the training engine gives the handlers: its Value, the reference model and its parts, the losses and SGD.
+ENGINE_NAMES = ("Value", "Neuron", "Layer", "MLP", "Model", "Loss", "SGD", "is_batch")
 
 
 def with_interface(handler):

@@ -22,6 +22,8 @@ from . import confinement
 from .cases import backward_case, call_case, load_engine, op_case, train_case, with_interface
 from .guard import install_guard, local_module_names, no_threads
 from .loading import StandInFinder, load
+from .loops import loop_case, optimizer_case
+from .modules import module_case
 
 
 class CappedOutput:
@@ -101,7 +103,8 @@ def start_guards(request, protected):
 
 
 HANDLERS = {"load": load, "op": with_interface(op_case), "backward": with_interface(backward_case),
-            "train": train_case, "call": call_case}
+            "train": train_case, "call": call_case, "module": with_interface(module_case),
+            "optimizer": optimizer_case, "loop": loop_case}
 
 
 def main(shipped, namespaces):

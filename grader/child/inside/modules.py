@@ -1,0 +1,275 @@
+"""Answering a module case: the learner's ``Neuron``, ``Layer``, ``MLP``, ``Linear``, activation or loss, built
+and run as the course's notebook runs it, with numbers the grading process chose.
+
+A case runs the module up to three ways (``runs``): on the learner's own ``Value``
+(``own``); with the grader's training engine in its place (``engine``), so that a
+bug of an op the module uses is told from one of the module; and with the
+grader's own neuron and layer in place of the learner's too (``parts``), so that
+an ``MLP`` is not charged for its ``Layer``'s bug. Each run sends back numbers: what
+``parameters()`` holds, the gradient of every output with respect to every
+parameter at the grader's starting numbers (how each parameter is used: the
+grading process finds from it which parameter is which), the outputs and gradients
+at the case's numbers, and what ``zero_grad()`` left. It never judges them.
+"""
+
+import sys
+
+from .failures import error_report
+from .reading import address, class_attribute, number, stored_or_none
+
+MAX_PARAMETERS = 512  # a course's module has a few dozen: more is not a module of the case's size
+MAX_OUTPUTS = 64
+MAX_DEPTH = 4  # lists of lists of... of Values: deeper is not a batch of outputs
+
+
+class Shape(Exception):
+    """What the module returned cannot be read as Values: said as data to the grading process."""
+
+
+def module_case(api, request):
+    """Every run the request asks for, each as numbers (or the error it ended in)."""
+    return {"runs": {name: one_run(api, request, name) for name in request["runs"]}}
+
+
+def one_run(api, request, name):
+    engine = api["engine"]
+    own = api["interface"]
+    if name == "own":
+        numbers = Numbers(own.V, "data", own.grad, own.leaf)
+        swaps = {}
+    else:
+        numbers = Numbers(engine.Value, "data", "grad", engine.Value)
+        swaps = {"Value": (own.V, engine.Value)}
+        if name == "parts":
+            for part, spec in request["parts"].items():
+                swaps[part] = (api["parts"].get(part), course_class(engine, spec["module"], request["activation"],
+                                                                     spec.get("neuron")))
+    cls = api["parts"][request["needs"]]
+    undo = swapped(cls, swaps)
+    try:
+        return observe(cls, request, numbers)
+    except Shape as exc:
+        return {"error": {"type": "Shape", "message": str(exc), "phase": "forward", "line": None, "file": None}}
+    except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
+        return {"error": error_report(exc, "forward")}
+    finally:
+        undo()
+
+
+class Numbers:
+    """How a run makes and reads nodes: the class, what it names the number and the gradient, a leaf's maker."""
+
+    def __init__(self, V, data, grad, leaf):
+        self.V, self.data, self.grad, self.leaf = V, data, grad, leaf
+
+    def read(self, node, what):
+        return number(stored_or_none(node, what))
+
+    def set_all(self, nodes, what, values):
+        for j, node in enumerate(nodes):
+            setattr(node, what, values[j % len(values)] if values else 0.0)
+
+
+def observe(cls, request, numbers):
+    """Build the module and observe what the request asks: its parameters, how each is used, its outputs,
+    its gradients, what ``zero_grad`` leaves."""
+    module = cls(*request["args"])
+    what = request["observe"]
+    params, shape = parameters_of(module, numbers.V) if request["layered"] or what == "parameters" else ([], {})
+    reply = {"params": shape}
+    if shape.get("none") or what == "parameters":
+        return reply
+    if what == "zero-grad":
+        return {**reply, **zeroed(module, params, request, numbers)}
+    if request["layered"]:
+        numbers.set_all(params, numbers.data, request["base"])
+        reply["jacobian"] = [gradients(module, request, x, None, params, numbers)["params"] for x in request["probes"]]
+        numbers.set_all(params, numbers.data, request["weights"])
+    reply["points"] = [gradients(module, request, x, target, params, numbers, what == "gradients")
+                       for x, target in zip(request["points"], request["targets"] or [None] * len(request["points"]))]
+    return reply
+
+
+def call(module, args):
+    """Call the module as the course's notebook does: ``module(x)``, or ``module.forward(x)`` for a class
+    without ``__call__``."""
+    if class_attribute(type(module), "__call__") is not None:
+        return module(*args)
+    return module.forward(*args)
+
+
+def arrays():
+    """The submission's numpy, when it uses it (a course whose modules take arrays): inputs are then arrays."""
+    return sys.modules.get("numpy")
+
+
+def made_input(request, x, numbers):
+    """The input of a call: a row of numbers, a batch of rows, or rows of fresh leaves; and the leaves."""
+    np = arrays()
+    if request["values_in"]:
+        leaves = [[numbers.leaf(float(v)) for v in row] for row in x]
+        return (np.array(leaves, dtype=object) if np is not None else leaves), [v for row in leaves for v in row]
+    if request["batch"]:
+        rows = [[float(v) for v in row] for row in x]
+        return (np.array(rows, dtype=float) if np is not None else rows), []
+    return [float(v) for v in x], []
+
+
+def made_targets(target):
+    np = arrays()
+    return np.array(target, dtype=int) if np is not None else list(target)
+
+
+def forward(module, request, x, target, numbers):
+    """One call on a fresh input: the outputs (Values, in row-major order), their shape, the input's leaves."""
+    given, leaves = made_input(request, x, numbers)
+    args = [given] if target is None else [given, made_targets(target)]
+    out, shape = flatten(call(module, args), numbers.V)
+    return out, shape, leaves
+
+
+def gradients(module, request, x, target, params, numbers, each=True):
+    """The outputs at ``x``, and (``each``) the gradient of every output with respect to every parameter and
+    input leaf, each from a fresh call and a ``backward()`` of the learner's from that output alone."""
+    out, shape, _ = forward(module, request, x, target, numbers)
+    found = {"out": [numbers.read(v, numbers.data) if isinstance(v, numbers.V) else {"invalid": type(v).__name__}
+                     for v in out], "shape": shape}
+    if not each or not all(isinstance(v, numbers.V) for v in out):
+        return found  # outputs that are not Values have no gradient: what they are says it
+    found["params"], found["inputs"] = [], []
+    for o in range(len(out)):
+        numbers.set_all(params, numbers.grad, [0.0])
+        again, _, leaves = forward(module, request, x, target, numbers)
+        if len(again) != len(out):
+            raise Shape("a second call on the same input returned another number of outputs")
+        again[o].backward()
+        found["params"].append([numbers.read(p, numbers.grad) for p in params])
+        found["inputs"].append([numbers.read(v, numbers.grad) for v in leaves])
+    return found
+
+
+def zeroed(module, params, request, numbers):
+    """The parameters' gradients after a ``backward()`` from the first output, then after ``zero_grad()``."""
+    before = []
+    if params:
+        numbers.set_all(params, numbers.data, request["weights"])
+        numbers.set_all(params, numbers.grad, [0.0])
+        out, _, _ = forward(module, request, request["points"][0], None, numbers)
+        out[0].backward()
+        before = [numbers.read(p, numbers.grad) for p in params]
+    module.zero_grad()
+    return {"before": before, "after": [numbers.read(p, numbers.grad) for p in params]}
+
+
+def parameters_of(module, V):
+    """The Values ``parameters()`` holds, flattened, and what it was: how many, whether lists were nested in
+    it, how many it repeats, what else it held (type names)."""
+    got = module.parameters()
+    if got is None:
+        return [], {"none": True}
+    found, foreign, nested = [], [], [False]
+
+    def walk(x, depth):
+        if isinstance(x, V):
+            found.append(x)
+            return
+        if isinstance(x, (str, bytes, dict)) or depth >= MAX_DEPTH:
+            foreign.append(type(x).__name__)
+            return
+        try:
+            items = iter(x.tolist() if hasattr(type(x), "tolist") else x)
+        except TypeError:
+            foreign.append(type(x).__name__)
+            return
+        nested[0] |= depth > 0
+        for item in items:
+            if len(found) + len(foreign) >= MAX_PARAMETERS:
+                raise Shape(f"parameters() holds more than {MAX_PARAMETERS} things")
+            walk(item, depth + 1)
+
+    walk(got, 0)
+    seen = set()
+    repeated = 0
+    for p in found:
+        key = address(p)
+        repeated += key in seen
+        seen.add(key)
+    return found, {"count": len(found), "nested": nested[0], "repeated": repeated, "foreign": foreign[:3],
+                   "type": type(got).__name__}
+
+
+def flatten(out, V):
+    """A module's output as a flat list (row-major) and its shape: a Value is ``[]``, a list of 3 is ``[3]``."""
+    found = []
+    shape = []
+
+    def walk(x, depth):
+        if isinstance(x, V) or depth >= MAX_DEPTH or isinstance(x, (str, bytes, dict, int, float)):
+            found.append(x)
+            return
+        if hasattr(type(x), "tolist"):
+            x = x.tolist()
+        try:
+            items = list(x) if len(x) <= MAX_OUTPUTS else None
+        except TypeError:
+            found.append(x)
+            return
+        if items is None or len(found) + len(items) > MAX_OUTPUTS:
+            raise Shape(f"it returned more than {MAX_OUTPUTS} outputs")
+        if len(shape) == depth:
+            shape.append(len(items))
+        for item in items:
+            walk(item, depth + 1)
+
+    walk(out, 0)
+    return found, shape
+
+
+def namespaces(cls):
+    """The global namespaces the methods of ``cls`` and of its bases run in (the submission's modules)."""
+    found = []
+    for klass in type.__dict__["__mro__"].__get__(cls):
+        if klass is object:
+            continue
+        for value in type.__dict__["__dict__"].__get__(klass).values():
+            function = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+            space = getattr(function, "__globals__", None)
+            if type(space) is dict and not any(space is s for s in found):
+                found.append(space)
+    return found
+
+
+def swapped(cls, swaps):
+    """Put the grader's classes in the place of the learner's in the namespaces ``cls``'s methods run in
+    (``swaps``: a name, or the learner's class, to the grader's); return what puts them back."""
+    changed = []
+    for space in namespaces(cls) if swaps else ():
+        for key, value in list(space.items()):
+            for name, (theirs, ours) in swaps.items():
+                if key == name or (theirs is not None and value is theirs):
+                    changed.append((space, key, value))
+                    space[key] = ours
+                    break
+
+    def undo():
+        for space, key, value in reversed(changed):
+            space[key] = value
+
+    return undo
+
+
+def course_class(engine, module, activation, neuron=None):
+    """The grader's neuron or layer with the course's constructor: ``Neuron(nin, nonlin=True)`` (the flag under
+    any name the learner's layer passes it by), ``Layer(nin, nout, **kwargs)``."""
+    if module == "neuron":
+        class Neuron(engine.Neuron):
+            def __init__(self, nin, *flag, **named):
+                on = flag[0] if flag else named.get("nonlin", next(iter(named.values())) if len(named) == 1 else True)
+                super().__init__(nin, nonlin=bool(on), activation=activation)
+        return Neuron
+    unit = course_class(engine, "neuron", activation)
+
+    class Layer(engine.Layer):
+        def __init__(self, nin, nout, **kwargs):
+            self.neurons = [unit(nin, **kwargs) for _ in range(nout)]
+    return Layer
