@@ -214,7 +214,7 @@ CODES: dict[str, Code] = {code.name: code for code in (
                  'only for numbers that need no gradient.'),
     Code('grad-not-reset', 'a module, an optimizer',
          meaning="`zero_grad()` leaves some parameter's gradient other than 0",
-         what="{method}'s zero_grad() leaves a gradient that is not 0.",
+         what="{method}: after zero_grad(), some parameter's gradient is not 0.",
          concept='zero_grad() sets the gradient of every parameter back to 0 before the next backward pass, '
                  'because backward() only adds to .grad.'),
     Code('load-error', 'submission',

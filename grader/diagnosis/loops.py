@@ -14,7 +14,7 @@ import ast
 
 from grader.diagnosis.blame import Written
 from grader.diagnosis.syntax import Function, calls, statement_of
-from grader.diagnosis.training import TrainShape, gradient_resets, train_shape, train_statement
+from grader.diagnosis.training import TrainShape, gradient_resets, parameter_loops, train_shape, train_statement
 from grader.judging.judge import Verdict
 
 
@@ -36,8 +36,17 @@ def loop_statement(code: str, function: Function, verdict: Verdict | None) -> as
     backward = calls(function, "backward")
     if code == "missing-zero-grad" and not gradient_resets(function) and backward:
         return statement_of(function, backward[0])
-    if code == "missing-update" and backward and not calls(function, "step"):
-        return statement_of(function, backward[-1])
+    if code == "missing-update" and backward and not calls(function, "step") and not parameter_loops(function):
+        return following(function, statement_of(function, backward[-1]))
+    if code == "missing-backward":
+        loops = parameter_loops(function)
+        steps = calls(function, "step")
+        if loops or steps:  # where the backward pass belongs: right before the update
+            return loops[0] if loops else statement_of(function, steps[0])
+    if code == "wrong-loss" and verdict is not None and verdict.train and all(verdict.train["right_steps"]):
+        recorded = records(function)
+        if recorded:  # the steps are right: what is recorded for return is not their loss
+            return recorded[0]
     if code == "zero-grad-misplaced":
         steps = calls(function, "step")
         resets = [r for r in gradient_resets(function) if backward and r.lineno > backward[0].lineno
@@ -55,3 +64,25 @@ def loop_location(function: Written | None, code: str, verdict: Verdict | None):
         return function.at(loop_statement(code, function.node, verdict))
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
         return function.at(None)
+
+
+def following(function: Function, stmt: ast.stmt | None) -> ast.stmt | None:
+    """The statement after ``stmt`` in its block, where one missing after it belongs (``stmt`` itself when it
+    ends its block)."""
+    for block in (n for n in ast.walk(function) if isinstance(getattr(n, "body", None), list)):
+        for body in (block.body, getattr(block, "orelse", [])):
+            if stmt in body:
+                k = body.index(stmt)
+                return body[k + 1] if k + 1 < len(body) else stmt
+    return stmt
+
+
+def records(function: Function) -> list[ast.stmt]:
+    """The statements that add to the list the function returns (``history.append(...)`` before
+    ``return history``)."""
+    returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
+    if returned is None or not isinstance(returned.value, ast.Name):
+        return []
+    name = returned.value.id
+    return [statement_of(function, c) for c in calls(function, "append")
+            if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and c.func.value.id == name]

@@ -81,10 +81,23 @@ def module_location(code: str, target: Target, verdict: Verdict | None, submissi
         return method.at(weighted_sum(method.node))
     if code == "wrong-activation":
         return activation_statement(submission, cls, method)
+    if code == "wrong-output" and verdict is not None and "sum" in verdict.faults:
+        return method.at(last_return(method.node))
     if code == "detached-data":
         return method.at(next((s for s in body_statements(method.node) if reads_data(s)), None)
                          or last_return(method.node))
-    return method.at(last_return(method.node))
+    return method.at(result_statement(method.node))
+
+
+def result_statement(function: ast.AST) -> ast.stmt | None:
+    """The statement that makes what the method returns: the last assignment of the name it returns (``out =
+    layer(x)`` before ``return out``), else its ``return``."""
+    returned = last_return(function)
+    if returned is None or not isinstance(returned.value, ast.Name):
+        return returned
+    assigned = [s for s in body_statements(function) if s.lineno < returned.lineno and any(
+        isinstance(n, ast.Name) and n.id == returned.value.id and isinstance(n.ctx, ast.Store) for n in walk(s))]
+    return assigned[-1] if assigned else returned
 
 
 def body_statements(function: ast.AST) -> list[ast.stmt]:
@@ -138,3 +151,10 @@ def grad_reset(function: ast.AST) -> ast.stmt | None:
     return next((s for s in statements if any(isinstance(n, ast.Attribute) and n.attr == "grad"
                                               and isinstance(n.ctx, ast.Store) for n in walk(s))),
                 statements[0] if statements else None)
+
+
+def note(code: str, verdict: Verdict | None) -> str:
+    """What a module's diagnosis shows beyond its code: a loss that sums its rows where their mean is asked."""
+    if code == "wrong-output" and verdict is not None and "sum" in verdict.faults:
+        return "It is the sum of the rows' losses, not their mean."
+    return ""

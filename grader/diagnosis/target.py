@@ -139,6 +139,8 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
         elif target.kind.name == "gradient":
             note = gradients.note(code, v)
+        elif target.kind.name == "module":
+            note = modules.note(code, v)
         if code == "wrong-loss":
             detail = RETURNED[target.settings.get("returns", "loss")]
         words = feedback.message(code, target.name, v, focus, detail, note, method=method)

@@ -200,7 +200,10 @@ def parse_target(name: str, table: object, key: str, time_limit: float) -> Targe
             raise ConfigError(f"{key} {o.key}: every point needs one number for each of inputs "
                               f"({', '.join(options['inputs'])})")
     hidden = table.get("hidden", [])
-    check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+    try:
+        check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+    except ValueError as exc:  # options that are each right but do not go together, said by the kind: "key: why"
+        raise ConfigError(f"{key} {exc}") from None
     if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
         raise ConfigError(f"{key} hidden: expected a list of check names")
     for h in hidden:

@@ -122,6 +122,8 @@ def initial_weights(sizes: tuple[int, ...]) -> list[float]:
 
 def checks(name: str, options: dict) -> list[Check]:
     """The checks of the training target ``name``: one call, calls in a row, what it returns, the rate."""
+    if not {"lr", "optimizer"} & parse(options["call"], NAMES).names():
+        raise ValueError("call: pass lr, or an optimizer, to the function: the grader must know its learning rate")
     loss = options["loss"]
     returns = options.get("returns", "loss")
     sizes = tuple(options.get("sizes", default_sizes(loss)))

@@ -83,6 +83,10 @@ class ModuleCase:
     def label(self) -> str:
         """The case as the learner reruns it: the module, its parameters' data and the input."""
         parts = [self.call]
+        if self.observe == "zero-grad":
+            count = self.expected_parameters
+            return f"{self.call} with its parameters' gradients set to {shown(list(self.weights[:count]))}, then " \
+                   "zero_grad()"
         if self.layered and self.observe != "parameters":
             parts.append(f"with its parameters() set to {shown(list(self.weights[:self.expected_parameters]))}")
         if self.points and self.observe != "parameters":
@@ -170,8 +174,9 @@ def case_for(part: str, structure: str, shape: Shape, observe: str, offset: int 
         points = (tuple(cycled(numbers, columns, offset + columns * r) for r in range(rows)),)
     elif spec.batch:
         points = (tuple(cycled(INPUTS, shape.sizes[0], offset + r) for r in range(2)),)
-    else:
-        points = (cycled(INPUTS, shape.sizes[0], offset), cycled(INPUTS, shape.sizes[0], offset + 3))
+    else:  # an input and its opposite: each first-layer neuron's w . x is positive at one of them
+        x = cycled(INPUTS, shape.sizes[0], offset)
+        points = (x, tuple(-v for v in x))
     targets = (tuple((offset + r) % shape.sizes[1] for r in range(shape.sizes[0])),) \
         if structure == "cross-entropy" else ()
     return ModuleCase(part, structure, shape.args, shape.sizes, shape.activations, points, targets, weights, observe)

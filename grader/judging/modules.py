@@ -29,6 +29,7 @@ from grader.exercise.modules import STRUCTURES, ModuleCase, base_pool, probe_inp
 from grader.judging.judge import Tolerance, Verdict, close, received_error, shown
 
 HIDDEN = ("tanh", "relu", "sigmoid", "none")  # what a hidden layer may be found to apply
+MAX_PARAMETERS = 512  # as the child reads them: a reply that says more is not read
 RUNS = ("own", "engine", "parts")
 
 
@@ -266,8 +267,8 @@ def output_name(case: ModuleCase, k: int, total: int) -> str:
     if case.structure == "cross-entropy":
         return "the loss"
     if STRUCTURES[case.structure].batch:
-        columns = case.sizes[1] if case.structure != "linear" else case.sizes[-1]
-        return f"{'Y' if case.structure == 'linear' else 'output'}[{k // columns}][{k % columns}]"
+        columns = case.sizes[-1]
+        return f"output {'Y' if case.structure == 'linear' else ''}[{k // columns}][{k % columns}]"
     return "the output" if total == 1 else f"output {k + 1}"
 
 
@@ -382,6 +383,8 @@ def judge_run(case: ModuleCase, run: object, tolerance: Tolerance) -> RunResult:
         return parameters_result(case, info)
     if info.get("none"):
         return RunResult().wrong("none", "Values in parameters()", float(case.expected_parameters), "None")
+    if info.get("flood"):
+        return RunResult().wrong("count", "Values in parameters()", float(case.expected_parameters), "too many")
     if case.observe == "zero-grad":
         result = RunResult()
         for j, x in enumerate(run["after"]):
@@ -389,6 +392,8 @@ def judge_run(case: ModuleCase, run: object, tolerance: Tolerance) -> RunResult:
                 return result.wrong("not-reset", f"parameters()[{j}].grad after zero_grad()", 0.0, x)
         return result
     count = info.get("count", 0) if STRUCTURES[case.structure].layered else 0
+    if not (type(count) is int and 0 <= count <= MAX_PARAMETERS):
+        raise ValueError("not a count of parameters")
     mapping = identify(case, run.get("jacobian"), count) if count else None
     weights, missing = reference_weights(case, mapping) if mapping is not None else ((), frozenset())
     result = RunResult()
@@ -397,10 +402,20 @@ def judge_run(case: ModuleCase, run: object, tolerance: Tolerance) -> RunResult:
         if not result.ok:
             break
     if "output" in result.faults:
-        cause = explained(case, run, mapping, missing, weights)
+        cause = explained(case, run, mapping, missing, weights) or summed(case, run)
         if cause is not None:
             result.faults.add(cause)
     return result
+
+
+def summed(case: ModuleCase, run: dict) -> str | None:
+    """``sum`` where a loss over a batch is the sum of its rows' losses, not their mean."""
+    if case.structure != "cross-entropy":
+        return None
+    rows = [len(x) for x in case.points]
+    found = [p["out"][0] for p in run["points"]]
+    want = [reference_point(case, (), k, (), each=False)[0][0] for k in range(len(case.points))]
+    return "sum" if all(close(x, n * y, 1e-6) for x, n, y in zip(found, rows, want)) and max(rows) > 1 else None
 
 
 def judge_module(case: ModuleCase, reply: dict, tolerance: Tolerance) -> Verdict:

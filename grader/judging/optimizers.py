@@ -27,7 +27,7 @@ def judge_optimizer(case: StepCase, reply: dict, tolerance: Tolerance) -> Verdic
         raise ValueError("not every parameter after every call")
     right, moved, touched = [], [], []
     before = list(case.data)
-    verdict = Verdict(case)
+    verdict = Verdict(case, reference="plain gradient descent")
     for k, (got, (data, grads), given) in enumerate(zip(calls, want, case.grads)):
         ok = [close(x, y, tolerance.reference) for x, y in zip(got["data"] + got["grad"], data + grads)]
         right.append(all(ok))

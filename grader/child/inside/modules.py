@@ -77,13 +77,14 @@ def observe(cls, request, numbers):
     what = request["observe"]
     params, shape = parameters_of(module, numbers.V) if request["layered"] or what == "parameters" else ([], {})
     reply = {"params": shape}
-    if shape.get("none") or what == "parameters":
+    if shape.get("none") or shape.get("flood") or what == "parameters":
         return reply
     if what == "zero-grad":
         return {**reply, **zeroed(module, params, request, numbers)}
     if request["layered"]:
         numbers.set_all(params, numbers.data, request["base"])
-        reply["jacobian"] = [gradients(module, request, x, None, params, numbers)["params"] for x in request["probes"]]
+        reply["jacobian"] = [gradients(module, request, x, None, params, numbers).get("params")
+                             for x in request["probes"]]
         numbers.set_all(params, numbers.data, request["weights"])
     reply["points"] = [gradients(module, request, x, target, params, numbers, what == "gradients")
                        for x, target in zip(request["points"], request["targets"] or [None] * len(request["points"]))]
@@ -149,16 +150,10 @@ def gradients(module, request, x, target, params, numbers, each=True):
 
 
 def zeroed(module, params, request, numbers):
-    """The parameters' gradients after a ``backward()`` from the first output, then after ``zero_grad()``."""
-    before = []
-    if params:
-        numbers.set_all(params, numbers.data, request["weights"])
-        numbers.set_all(params, numbers.grad, [0.0])
-        out, _, _ = forward(module, request, request["points"][0], None, numbers)
-        out[0].backward()
-        before = [numbers.read(p, numbers.grad) for p in params]
+    """The parameters' gradients after ``zero_grad()``, each having been a number other than 0 before."""
+    numbers.set_all(params, numbers.grad, request["weights"])
     module.zero_grad()
-    return {"before": before, "after": [numbers.read(p, numbers.grad) for p in params]}
+    return {"after": [numbers.read(p, numbers.grad) for p in params]}
 
 
 def parameters_of(module, V):
@@ -183,11 +178,13 @@ def parameters_of(module, V):
             return
         nested[0] |= depth > 0
         for item in items:
-            if len(found) + len(foreign) >= MAX_PARAMETERS:
-                raise Shape(f"parameters() holds more than {MAX_PARAMETERS} things")
+            if len(found) + len(foreign) > MAX_PARAMETERS:
+                return  # more than any module of a case's size has: counted as too many, and no more read
             walk(item, depth + 1)
 
     walk(got, 0)
+    if len(found) + len(foreign) > MAX_PARAMETERS:
+        return [], {"count": len(found), "flood": True}
     seen = set()
     repeated = 0
     for p in found:
@@ -204,18 +201,22 @@ def flatten(out, V):
     shape = []
 
     def walk(x, depth):
+        if len(found) > MAX_OUTPUTS:
+            return
         if isinstance(x, V) or depth >= MAX_DEPTH or isinstance(x, (str, bytes, dict, int, float)):
             found.append(x)
             return
         if hasattr(type(x), "tolist"):
             x = x.tolist()
         try:
-            items = list(x) if len(x) <= MAX_OUTPUTS else None
+            items = list(x) if len(x) <= MAX_OUTPUTS else [x] * (MAX_OUTPUTS + 1)
         except TypeError:
             found.append(x)
             return
-        if items is None or len(found) + len(items) > MAX_OUTPUTS:
-            raise Shape(f"it returned more than {MAX_OUTPUTS} outputs")
+        if len(found) + len(items) > MAX_OUTPUTS:
+            found[:] = [...] * (MAX_OUTPUTS + 1)  # more outputs than any case has: said as too many, unread
+            shape[:] = [MAX_OUTPUTS + 1]
+            return
         if len(shape) == depth:
             shape.append(len(items))
         for item in items:

@@ -1,0 +1,166 @@
+"""The module kind of target: a Neuron, Layer, MLP, Linear, activation or loss of the learner's, on their Value.
+
+Which parameter is which is found from how each is used, whatever order ``parameters()`` gives them in (checked
+here against the reference engine on every order); a bug of an op is charged to the op, not to every module
+built on it; every configuration mistake is one line naming its key; and what a learner's module returns is
+never trusted. The corpus and learner-style code: ``tests/test_coursework.py``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from helpers import ROOT
+
+import reference
+from grader.errors import ConfigError
+from grader.exercise.config import parse
+from grader.exercise.modules import ModuleCase, base_pool, probe_inputs
+from grader.grade import Options, grade
+from grader.judging.modules import identify, layered_outputs, reference_weights
+
+COURSEWORK = ROOT / "tests" / "coursework"
+NEURON = {"kind": "module", "class": "Neuron", "module": "neuron", "points": 12}
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    ({"module": "perceptron"}, "module: expected one of 'neuron'"),
+    ({"class": "my neuron"}, "class: expected a Python name"),
+    ({"activation": "gelu"}, "activation: expected one of 'relu', 'tanh', 'sigmoid'"),
+    ({"nonlin": "yes"}, "nonlin: expected true or false"),
+    ({"layer": 3}, "layer: expected a Python name"),
+    ({"colour": "red"}, "unknown key 'colour'"),
+    ({"class": None}, "class: missing"),
+])
+def test_a_wrong_module_target_is_one_line_naming_its_key(change, says):
+    table = {k: v for k, v in {**NEURON, **change}.items() if v is not None}
+    with pytest.raises(ConfigError, match=says.replace("[", r"\[").replace("(", r"\(")) as raised:
+        parse({"targets": {"Neuron": table}}, "course.toml")
+    assert "\n" not in str(raised.value) and "[targets.Neuron]" in str(raised.value)
+
+
+def columns(sizes: tuple[int, ...], activations: tuple[str, ...], case: ModuleCase, order: list[int]) -> list:
+    """The gradient of every output at the identification point with respect to each parameter of a module that
+    is the reference network with its parameters listed in ``order`` (learner's index -> reference index)."""
+    pool = base_pool(case)
+    weights = [0.0] * len(order)
+    for j, r in enumerate(order):
+        weights[r] = pool[j % len(pool)]
+    found = []
+    for x in probe_inputs(case):
+        rows = []
+        for o in range(sizes[-1]):
+            params = [reference.Value(w) for w in weights]
+            layered_outputs(sizes, activations, params, x)[o].backward()
+            rows.append([params[r].grad for r in order])
+        found.append(rows)
+    return found
+
+
+@pytest.mark.parametrize("sizes", [(3, 1), (2, 3), (3, 4, 4, 1), (2, 3, 2), (4, 2, 3, 2)])
+@pytest.mark.parametrize("activation", ["relu", "tanh", "sigmoid"])
+@pytest.mark.parametrize("seed", range(3))
+def test_any_order_of_parameters_is_found_by_how_each_is_used(sizes, activation, seed):
+    """The learner's parameters in a random order: the identification puts each where the module's outputs
+    with the case's numbers are the reference's (hidden neurons may come out in another order: the same
+    network)."""
+    acts = (*(activation for _ in sizes[2:]), "none") if len(sizes) > 2 else (activation,)
+    count = sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
+    rng = random.Random(f"{sizes}{activation}{seed}")
+    order = list(range(count))
+    rng.shuffle(order)
+    case = ModuleCase("MLP", "mlp", (), sizes, acts, (tuple(rng.uniform(-2, 2) for _ in range(sizes[0])),),
+                      weights=tuple(rng.uniform(-2, 2) for _ in range(count)))
+    mapping = identify(case, columns(sizes, acts, case, order), count)
+    assert mapping.found and sorted(mapping.slots) == list(range(count))
+    learners = [0.0] * count  # the learner's module: the case's numbers through its own order
+    for j, r in enumerate(order):
+        learners[r] = case.weights[j]
+    weights, missing = reference_weights(case, mapping)
+    assert missing == frozenset()
+    x = case.points[0]
+    want = [o.data for o in layered_outputs(sizes, acts, [reference.Value(w) for w in learners], x)]
+    got = [o.data for o in layered_outputs(sizes, acts, [reference.Value(w) for w in weights], x)]
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_a_bias_no_output_uses_is_found_and_named(tmp_path):
+    """A neuron that never adds its bias: the bias is the one parameter nothing uses, and the output is the
+    reference's without it."""
+    case = ModuleCase("Neuron", "neuron", (3,), (3, 1), ("relu",), ((1.0, 2.0, 3.0),), weights=(0.5, -1.5, 2.0, 3.0))
+    rows = columns((3, 1), ("relu",), case, [0, 1, 2, 3])
+    for rows_of_call in rows:
+        rows_of_call[0][3] = 0.0
+    mapping = identify(case, rows, 4)
+    assert mapping.slots[:3] == (0, 1, 2) and mapping.slots[3] is None
+    assert reference_weights(case, mapping) == ((0.5, -1.5, 2.0, 3.0), frozenset({3}))
+
+
+COMBINED = """
+[targets.mul]
+points = 10
+[targets.backward]
+points = 10
+[targets.Neuron]
+kind = "module"
+class = "Neuron"
+module = "neuron"
+points = 12
+[targets.MLP]
+kind = "module"
+class = "MLP"
+module = "mlp"
+neuron = "Neuron"
+layer = "Layer"
+points = 12
+"""
+
+
+def graded(path, course: str) -> dict:
+    config = parse(__import__("tomllib").loads(course), "course.toml")
+    return grade(path, Options(config=config)).to_json()
+
+
+def codes(report: dict) -> dict[str, list[str]]:
+    return {t: [d["code"] for d in report["diagnoses"] if d["target"] == t] for t in report["targets"]}
+
+
+def test_an_ops_bug_is_charged_to_the_op_not_to_the_modules_built_on_it():
+    """__mul__ forgets other.data: mul loses its points; the neuron and the MLP, right in themselves, do not."""
+    report = graded(COURSEWORK / "mul_wrong_grad.py", COMBINED)
+    assert codes(report) == {"mul": ["wrong-local-grad"], "backward": [], "Neuron": [], "MLP": []}
+    assert report["targets"]["Neuron"]["score"] == report["targets"]["Neuron"]["max_score"]
+
+
+def test_a_modules_own_bug_beside_an_ops_bug_is_charged_to_each(tmp_path):
+    source = (COURSEWORK / "mul_wrong_grad.py").read_text().replace(
+        "        if self.nonlin:\n            act = act.relu()\n        return act", "        return act.relu()")
+    path = tmp_path / "both.py"
+    path.write_text(source)
+    assert codes(graded(path, COMBINED)) == {"mul": ["wrong-local-grad"], "backward": [],
+                                             "Neuron": ["wrong-activation"], "MLP": []}
+
+
+HOSTILE = (COURSEWORK / "bias_as_list.py").read_text().partition("model = MLP")[0]  # its demo left out
+
+
+@pytest.mark.parametrize(("old", "new", "code"), [
+    ("        return self.w + self.b\n", "        return iter(int, 1)\n", "wrong-parameters"),  # an endless stream
+    ("        return self.w + self.b\n", "        return self.w + self.b + ['bias']\n", "wrong-parameters"),
+    ("        return self.w + self.b\n", "        x = []\n        x.append(x)\n        return [x]\n",
+     "nested-parameters"),  # a list that holds itself
+    ("        return act\n", "        return [act] * 10**6\n", "wrong-output"),  # a flood of outputs
+    ("        return act\n", "        return 'act'\n", "wrong-output"),
+    ("        return act\n", "        return act.data\n", "wrong-output"),
+    ("        self.nonlin = nonlin\n", "        self.nonlin = nonlin\n        raise ValueError('no')\n", "crash"),
+    ("        return act\n", "        while True:\n            pass\n", "timeout"),
+])
+def test_what_a_learners_module_returns_is_never_trusted(tmp_path, mode, old, new, code):
+    assert HOSTILE.count(old) == 1
+    path = tmp_path / "work.py"
+    path.write_text(HOSTILE.replace(old, new))
+    course = '[targets.Neuron]\nkind = "module"\nclass = "Neuron"\nmodule = "neuron"\npoints = 12\ntime_limit = 3\n'
+    report = graded(path, course)
+    assert codes(report) == {"Neuron": [code]}, report["diagnoses"]
+    assert report["score"] < report["max_score"]
