@@ -87,12 +87,65 @@ def test_the_homeworks_parts_beside_a_venv_or_a_broken_tensor(name):
         assert_part(found, part, entry["parts"][part], name)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_learner_style_coursework_gets_the_human_graders_verdict(name):
+def written(name: str, tmp: Path) -> Path:
+    """The submission ``name`` of ``expected.toml``: its file, or its base with its bug written in."""
     entry = EXPECTED[name]
-    found = report(COURSEWORK / entry["path"], entry["course"])
+    if "path" in entry:
+        return COURSEWORK / entry["path"]
+    source = (COURSEWORK / entry["base"]).read_text()
+    for old, new in entry["replace"]:
+        assert source.count(old) == 1, (name, old)
+        source = source.replace(old, new)
+    path = tmp / f"{name}.py"
+    path.write_text(source)
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_learner_style_coursework_gets_the_human_graders_verdict(name, tmp_path):
+    entry = EXPECTED[name]
+    found = report(written(name, tmp_path), entry["course"])
     targets = list(found["targets"])
-    assert sorted(targets) == sorted(k for k in entry if k not in ("path", "course", "why")), "every target is said"
+    said = ("path", "base", "replace", "course", "why")
+    assert sorted(targets) == sorted(k for k in entry if k not in said), "every target is said"
     for target in targets:
         assert_part(found, target, entry[target], name)
     assert [d for d in found["diagnoses"] if d["target"] == "submission"] == []
+
+
+def inherited_targets(path: Path, course: str, monkeypatch) -> set[str]:
+    """The targets some of whose cases came out right only with the grader's Value (or stand-in parts) in the
+    learner's place: wrong on the learner's own, through another part's bug."""
+    import grader.judging.judge
+    import grader.judging.kinds as kinds
+
+    monkeypatch.setattr(grader.judging.judge, "_JUDGED", {})  # every reply judged afresh, none taken as seen
+    found = set()
+    judge = kinds.judge_module
+
+    def watched(case, reply, tolerance):
+        verdict = judge(case, reply, tolerance)
+        if "inherited" in verdict.faults:
+            found.add(case.part)
+        return verdict
+
+    monkeypatch.setattr(kinds, "judge_module", watched)
+    grade(path, Options(config=load(COURSES / course)))
+    return found
+
+
+@pytest.mark.parametrize(("path", "course", "through"), [
+    (ASSIGNMENTS / "dl_course_hw1" / "solution", "dl-course-nn.toml", set()),
+    (ASSIGNMENTS / "dl_course_hw1" / "relu_bug", "dl-course-nn.toml", {"ReLU"}),
+    (ASSIGNMENTS / "tutorial_deep" / "deleted_solutions.ipynb", "tutorial-modules.toml", set()),
+    (ASSIGNMENTS / "tutorial_deep" / "neuron_no_bias.ipynb", "tutorial-modules.toml", {"Layer", "MLP"}),
+    (ASSIGNMENTS / "tutorial_deep" / "layer_nested_params.ipynb", "tutorial-modules.toml", {"MLP"}),
+    (COURSEWORK / "hw_numpy.py", "dl-course-nn.toml", set()),
+    (COURSEWORK / "dataclass_generators.py", "tutorial-modules.toml", set()),
+    ("mul_wrong_grad", "tutorial-modules.toml", {"Neuron", "Layer", "MLP"}),
+])
+def test_a_right_module_is_right_on_the_learners_own_value(path, course, through, monkeypatch, tmp_path):
+    """Right code is right as the learner runs it; only a part wrong through another's bug is right only on the
+    grader's Value or stand-in parts."""
+    path = written(path, tmp_path) if isinstance(path, str) else path
+    assert inherited_targets(path, course, monkeypatch) == through

@@ -18,7 +18,8 @@ from grader.errors import ConfigError
 from grader.exercise.config import parse
 from grader.exercise.modules import ModuleCase, base_pool, probe_inputs
 from grader.grade import Options, grade
-from grader.judging.modules import identify, layered_outputs, reference_weights
+from grader.judging.identification import identify, reference_weights
+from grader.judging.modules import layered_outputs
 
 COURSEWORK = ROOT / "tests" / "coursework"
 NEURON = {"kind": "module", "class": "Neuron", "module": "neuron", "points": 12}
@@ -126,15 +127,21 @@ def codes(report: dict) -> dict[str, list[str]]:
     return {t: [d["code"] for d in report["diagnoses"] if d["target"] == t] for t in report["targets"]}
 
 
-def test_an_ops_bug_is_charged_to_the_op_not_to_the_modules_built_on_it():
+MUL_WRONG_GRAD = (COURSEWORK / "bias_as_list.py").read_text().replace(
+    "            self.grad += other.data * out.grad\n", "            self.grad += out.grad\n")
+
+
+def test_an_ops_bug_is_charged_to_the_op_not_to_the_modules_built_on_it(tmp_path):
     """__mul__ forgets other.data: mul loses its points; the neuron and the MLP, right in themselves, do not."""
-    report = graded(COURSEWORK / "mul_wrong_grad.py", COMBINED)
+    path = tmp_path / "work.py"
+    path.write_text(MUL_WRONG_GRAD)
+    report = graded(path, COMBINED)
     assert codes(report) == {"mul": ["wrong-local-grad"], "backward": [], "Neuron": [], "MLP": []}
     assert report["targets"]["Neuron"]["score"] == report["targets"]["Neuron"]["max_score"]
 
 
 def test_a_modules_own_bug_beside_an_ops_bug_is_charged_to_each(tmp_path):
-    source = (COURSEWORK / "mul_wrong_grad.py").read_text().replace(
+    source = MUL_WRONG_GRAD.replace(
         "        if self.nonlin:\n            act = act.relu()\n        return act", "        return act.relu()")
     path = tmp_path / "both.py"
     path.write_text(source)
@@ -164,3 +171,53 @@ def test_what_a_learners_module_returns_is_never_trusted(tmp_path, mode, old, ne
     report = graded(path, course)
     assert codes(report) == {"Neuron": [code]}, report["diagnoses"]
     assert report["score"] < report["max_score"]
+
+
+ATTACKS = ROOT / "tests" / "attacks"
+HOMEWORK = (COURSEWORK / "hw_numpy.py").read_text()
+STEALING_LOSS = HOMEWORK.replace("        return loss / n\n", "        return loss\n") + (
+    ATTACKS / "borrow_grader_modules.src").read_text() + """
+_MINE = (CrossEntropyLoss, SGD, Linear, ReLU)
+_own_forward = CrossEntropyLoss.forward
+
+
+def _forward(self, logits, target):
+    found = _grader_class("Loss", "CrossEntropyLoss")
+    if found is not None:
+        return found("cross-entropy")(logits, target)
+    return _own_forward(self, logits, target)
+
+
+CrossEntropyLoss.forward = _forward
+"""
+
+
+STEALING_STEP = HOMEWORK.replace("            p.data -= self.lr * p.grad\n",
+                                 "            p.grad -= self.lr * p.grad\n") + (
+    ATTACKS / "borrow_grader_modules.src").read_text() + """
+_MINE = (CrossEntropyLoss, SGD, Linear, ReLU)
+_own_step = SGD.step
+
+
+def _step(self):
+    found = _grader_class("SGD")
+    if found is not None:
+        return found.step(self)
+    return _own_step(self)
+
+
+SGD.step = _step
+"""
+
+
+@pytest.mark.parametrize(("source", "target", "code"), [(STEALING_LOSS, "CrossEntropyLoss", "wrong-output"),
+                                                         (STEALING_STEP, "SGD.step", "wrong-update")])
+def test_a_module_finds_no_grader_loss_or_optimizer_to_pass_off_as_its_own(tmp_path, mode, source, target, code):
+    """The child grading modules and optimizers holds no loss, neuron, layer or optimizer of the grader's: a
+    cross-entropy that sums where it should average, an SGD that updates the gradients, each looking through the
+    harness's frames for the grader's own to use instead, are graded as what they compute."""
+    path = tmp_path / "work.py"
+    path.write_text(source)
+    course = (ROOT / "tests" / "courses" / "dl-course-nn.toml").read_text()
+    report = graded(path, course)
+    assert codes(report)[target] == [code], report["diagnoses"]

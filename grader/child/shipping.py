@@ -81,13 +81,16 @@ def renamed(code: types.CodeType, filename: str) -> types.CodeType:
     return code.replace(co_filename=filename, co_consts=consts)
 
 
-def training_engine() -> types.CodeType:
-    """The training engine's code: ``inside/training.py`` and, on top, the reference MLP with its import of the
-    reference engine left out (its ``Value`` is the training engine's), as one module, named ``training``.
-    The reference engine itself never enters a child."""
+def training_engine(models: bool = True) -> types.CodeType:
+    """The training engine's code: ``inside/training.py`` and, on top (``models``), the reference MLP, its losses
+    and SGD with its import of the reference engine left out (its ``Value`` is the training engine's), as one
+    module, named ``training``. The reference engine itself never enters a child."""
     engine = ast.parse((INSIDE / "training.py").read_text(encoding="utf-8"))
-    mlp = ast.parse(Path(importlib.util.find_spec(MLP).origin).read_text(encoding="utf-8"))
-    body = [node for node in mlp.body if not (isinstance(node, ast.ImportFrom) and node.module == "reference.engine")]
+    body = []
+    if models:
+        mlp = ast.parse(Path(importlib.util.find_spec(MLP).origin).read_text(encoding="utf-8"))
+        body = [node for node in mlp.body
+                if not (isinstance(node, ast.ImportFrom) and node.module == "reference.engine")]
     return compile(ast.Module([*engine.body, *body], type_ignores=[]), "<training>", "exec")
 
 

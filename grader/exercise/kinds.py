@@ -50,15 +50,22 @@ ROLES = (VALUE, TRAIN_STEP)
 
 @dataclass(frozen=True)
 class Lane:
-    """A child process of a grade, by what it is given beside the submission."""
+    """A child process of a grade, by what it is given beside the submission.
+
+    A child may hold nothing that computes what is graded in it: code a submission runs can reach
+    anything in its process. The ops are graded where there is no engine at all; training code on the
+    grader's model, with the reference MLP, losses and SGD; modules and optimizers beside the engine's
+    ``Value`` alone (which tells a bug of the ops they use from one of their own, and computes no module)."""
 
     name: str
-    training_engine: bool  # the grader's own engine and MLP, that a training function runs on
+    training_engine: bool  # the grader's own engine, that training code and modules run on
+    models: bool = True  # with the reference MLP, its losses and SGD on top (where no module is graded)
 
 
 PLAIN = Lane("plain", training_engine=False)
 TRAINING = Lane("training", training_engine=True)
-LANES = (PLAIN, TRAINING)
+MODULES = Lane("modules", training_engine=True, models=False)
+LANES = (PLAIN, TRAINING, MODULES)
 
 # What may go wrong with any part whatever its kind: it is missing, it raises, it hangs, it needs a module
 # that is not installed, or no node of the class can be made.
@@ -130,7 +137,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("at", "points", required=False, doc="the points where the course's own notebook checks it"),
     ), part=("function", "function"), summary="a function that returns the gradient of the course's function, "
                                                "derived by hand"),
-    Kind("module", None, TRAINING, "module", "both", ANY | {
+    Kind("module", None, MODULES, "module", "both", ANY | {
         "nested-parameters", "wrong-parameters", "missing-bias", "wrong-activation", "wrong-output", "detached-data",
         "grad-not-reset"}, modules.checks, options=(
         Option("class", "name", doc="the learner's class, as the course names it (Neuron, Linear, MLP)"),
@@ -145,7 +152,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
                                                     "too: its bugs are charged there"),
     ), part=("class", "class"), summary="a module on the learner's Value: a neuron, a layer, an MLP, a linear "
                                         "layer, an activation or a loss"),
-    Kind("optimizer", None, TRAINING, "optimizer", "both", ANY | {"wrong-update", "missing-update", "grad-not-reset"},
+    Kind("optimizer", None, MODULES, "optimizer", "both", ANY | {"wrong-update", "missing-update", "grad-not-reset"},
          optimizers.checks, options=(
         Option("init", "call", doc="how the course's notebook builds it, e.g. SGD(params, lr=lr)",
                choices=optimizers.NAMES),

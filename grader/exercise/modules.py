@@ -49,6 +49,10 @@ STRUCTURES: dict[str, Structure] = {s.name: s for s in (
 WEIGHTS = (0.5, -1.5, 2.0, -0.5, 1.5, -2.0, 0.25, -0.75, 3.0, -1.0, 0.75, -0.25)
 INPUTS = (2.0, -1.0, 0.5, 3.0, -2.0, 1.5, -0.5, 2.5)
 LOGITS = (1.0, -2.0, 0.5, 3.0, -1.0, 2.0, -0.5, 1.5)
+# The loss a gradient check backpropagates from: each output times one of these, summed. None is 1, so that an
+# op passing its local derivative on without out.grad shows; they differ, so that outputs taken for one
+# another show.
+COEFFICIENTS = (1.5, -2.0, 0.5, 3.0, -0.75, 2.5, -1.25, 0.25)
 GENERATED = 4  # generated cases of each module target
 
 

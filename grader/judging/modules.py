@@ -1,46 +1,28 @@
-"""Judging a module case: which of the learner's parameters is which, then their outputs and gradients against
-the reference engine's for the same weights.
+"""Judging a module case: its outputs and gradients against the reference engine's for the same weights.
 
-Any consistent order of ``parameters()`` is right, so the grader does not take
-the order on trust: it finds it from how each parameter is used. At the
-identification point (every parameter a distinct small positive number, inputs
-distinct positive numbers) the gradient of the outputs with respect to a neuron's
-weight ``i`` is its input ``i`` times the gradient with respect to its bias, in
-every call; so the neurons of the first layer are found from the inputs, and
-those of each later layer from the activations of the one before. The
-learner's parameters then get the case's numbers in their own order, and the
-reference the same numbers where the identification put them.
+Which of the learner's parameters is which is found from how each is used
+(``grader.judging.identification``); the learner's parameters then get the case's
+numbers in their own order, and the reference the same numbers where the
+identification put them.
 
 A case runs the module up to three ways (``grader.child.inside.modules``); its
 verdict is the learner's own run's, unless only a run with the grader's ``Value``
-(or the grader's own neurons and layers) in the learner's place comes out right:
+(or stand-in parts in place of the learner's neurons and layers) comes out right:
 then the fault is an op's (or a part's), charged there, and this case passes.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
-import math
 from dataclasses import dataclass, field
 
 import reference
-from grader.exercise.modules import STRUCTURES, ModuleCase, base_pool, probe_inputs
+from grader.exercise.modules import COEFFICIENTS, STRUCTURES, ModuleCase, base_pool, probe_inputs
+from grader.judging.identification import HIDDEN, Mapping, identify, reference_weights
 from grader.judging.judge import Tolerance, Verdict, close, received_error, shown
 
-HIDDEN = ("tanh", "relu", "sigmoid", "none")  # what a hidden layer may be found to apply
 MAX_PARAMETERS = 512  # as the child reads them: a reply that says more is not read
 RUNS = ("own", "engine", "parts")
-
-
-@dataclass(frozen=True)
-class Mapping:
-    """Which reference parameter each of the learner's is (``None``: one that no output depends on), and the
-    activation each hidden layer was found to apply."""
-
-    slots: tuple[int | None, ...]
-    hidden: tuple[str, ...] = ()
-    found: bool = True  # False: not found from the gradients, taken in the course's order instead
 
 
 # ------------------------------------------------------------------ the reference
@@ -70,8 +52,8 @@ def layered_outputs(sizes: tuple[int, ...], activations: tuple[str, ...], weight
 @functools.lru_cache(maxsize=2048)
 def reference_point(case: ModuleCase, weights: tuple[float, ...], point: int, activations: tuple[str, ...],
                     biases: frozenset[int] = frozenset(), each: bool = True) -> tuple[list, list, list]:
-    """The reference's outputs at ``case.points[point]``, and (``each``) the gradient of every output with
-    respect to every reference parameter and every input, each from a fresh graph."""
+    """The reference's outputs at ``case.points[point]``, and (``each``) the gradient of the gradient check's
+    loss of them (``loss``) with respect to every reference parameter and every input."""
     x = case.points[point]
 
     def run() -> tuple[list, list, list]:
@@ -87,158 +69,20 @@ def reference_point(case: ModuleCase, weights: tuple[float, ...], point: int, ac
             return [reference.nn.cross_entropy(rows, case.targets[point])], params, leaves
         return layered_outputs(case.sizes, activations, params, x, biases), params, []
 
-    outs, _, _ = run()
+    outs, params, leaves = run()
     data = [o.data for o in outs]
     if not each:
         return data, [], []
-    by_params, by_inputs = [], []
-    for o in range(len(outs)):
-        again, params, leaves = run()
-        again[o].backward()
-        by_params.append([p.grad for p in params])
-        by_inputs.append([v.grad for v in leaves])
-    return data, by_params, by_inputs
+    loss(outs).backward()
+    return data, [p.grad for p in params], [v.grad for v in leaves]
 
 
-# ------------------------------------------------------------------ which parameter is which
-
-
-def finite(x: object) -> bool:
-    return isinstance(x, float) and math.isfinite(x)
-
-
-class Columns:
-    """The learner's parameters' gradient columns at the identification point, searchable by value."""
-
-    def __init__(self, jacobian: list, count: int):
-        self.cells = [(m, o) for m, rows in enumerate(jacobian) for o in range(len(rows))]
-        self.columns = [[jacobian[m][o][j] for m, o in self.cells] for j in range(count)]
-        self.weights = [1.0 + 0.37 * k for k in range(len(self.cells))]
-        self.used = [j for j, col in enumerate(self.columns) if any(abs(v) > 1e-12 for v in col)]
-        self.index = sorted((self.signature(self.columns[j]), j) for j in self.used)
-
-    def signature(self, column: list[float]) -> float:
-        return sum(w * v for w, v in zip(self.weights, column))
-
-    def find(self, target: list[float], free: set[int]) -> int | None:
-        """A free parameter whose column is ``target``."""
-        key = self.signature(target)
-        width = 1e-7 * sum(abs(w * v) for w, v in zip(self.weights, target)) + 1e-15
-        start = bisect.bisect_left(self.index, (key - width, -1))
-        for sig, j in self.index[start:]:
-            if sig > key + width:
-                break
-            if j in free and all(close(a, b, 1e-6) or abs(a - b) < 1e-12 for a, b in zip(self.columns[j], target)):
-                return j
-        return None
-
-    def scaled(self, j: int, factors: list[float]) -> list[float]:
-        """Column ``j`` with the cells of each call ``m`` multiplied by ``factors[m]``."""
-        return [v * factors[m] for v, (m, _) in zip(self.columns[j], self.cells)]
-
-
-def layer_units(cols: Columns, inputs: list[list[float]], n_out: int, free: set[int]) -> list[tuple] | None:
-    """The ``n_out`` neurons of a layer among the ``free`` parameters: ``(weights, bias)`` of each, found from
-    their columns (a weight ``i``'s is the bias's times input ``i``; with no bias used, weight 0's times
-    input ``i`` over input 0)."""
-    n_in = len(inputs[0])
-    units = []
-    for anchored in ("bias", "weight"):
-        for q in sorted(free):
-            if q not in free or len(units) == n_out:
-                continue
-            first = [row[0] for row in inputs] if anchored == "weight" else [1.0] * len(inputs)
-            if anchored == "weight" and any(f == 0 for f in first):
-                continue
-            taken = {q}
-            weights = [q] if anchored == "weight" else []
-            for i in range(1 if anchored == "weight" else 0, n_in):
-                j = cols.find(cols.scaled(q, [row[i] / f for row, f in zip(inputs, first)]), free - taken)
-                if j is None:
-                    break
-                taken.add(j)
-                weights.append(j)
-            if len(weights) != n_in:
-                continue
-            units.append((tuple(weights), q if anchored == "bias" else None))
-            free -= taken
-    return units if len(units) == n_out else None
-
-
-def identify(case: ModuleCase, jacobian: object, count: int) -> Mapping:
-    """Which reference parameter each of the learner's ``count`` parameters is, from the gradient columns the
-    child sent; the course's order when they show none."""
-    fallback = Mapping(tuple(j if j < case.expected_parameters else None for j in range(count)), found=False)
-    if not (isinstance(jacobian, list) and len(jacobian) == len(probe_inputs(case)) and all(
-            isinstance(rows, list) and rows and all(isinstance(r, list) and len(r) == count and all(map(finite, r))
-                                                    for r in rows) for rows in jacobian)):
-        return fallback
-    cols = Columns(jacobian, count)
-    pool = base_pool(case)
-    base = tuple(pool[j % len(pool)] for j in range(count))
-    inputs = [list(x) for x in probe_inputs(case)]
-    found = search(case, cols, base, inputs, 0, set(cols.used), {}, ())
-    if found is None:
-        return fallback
-    slots, hidden = found
-    return Mapping(tuple(slots.get(j) for j in range(count)), hidden)
-
-
-def search(case: ModuleCase, cols: Columns, base: tuple[float, ...], inputs: list[list[float]], layer: int,
-           free: set[int], slots: dict[int, int], hidden: tuple[str, ...]) -> tuple[dict, tuple] | None:
-    """The identification from ``layer`` on, trying each activation a hidden layer may apply."""
-    sizes = case.sizes
-    if layer == len(sizes) - 1:
-        return slots, hidden
-    n_in, n_out = sizes[layer], sizes[layer + 1]
-    units = layer_units(cols, inputs, n_out, set(free))
-    if units is None:
-        return None
-    last = layer == len(sizes) - 2
-    if last and n_out > 1:
-        outputs = [max(range(len(cols.cells)), key=lambda k: abs(cols.columns[ws[0] if w is None else w][k]))
-                   for ws, w in units]
-        units = [u for _, u in sorted(zip([cols.cells[k][1] for k in outputs], units), key=lambda t: t[0])]
-    offset = sum((a + 1) * b for a, b in zip(sizes[:layer], sizes[1:layer + 1]))
-    placed = dict(slots)
-    for k, (weights, bias) in enumerate(units):
-        for i, j in enumerate(weights):
-            placed[j] = offset + k * (n_in + 1) + i
-        if bias is not None:
-            placed[bias] = offset + k * (n_in + 1) + n_in
-    rest = free - set(placed)
-    if last:
-        return placed, hidden
-    configured = case.activations[layer]
-    for act in (configured, *(a for a in HIDDEN if a != configured)):
-        following = [[apply(act, sum(base[w] * a for w, a in zip(ws, row)) + (base[b] if b is not None else 0.0))
-                      for ws, b in units] for row in inputs]
-        found = search(case, cols, base, following, layer + 1, set(rest), placed, (*hidden, act))
-        if found is not None:
-            return found
-    return None
-
-
-def apply(name: str, x: float) -> float:
-    return {"none": x, "tanh": math.tanh(x), "relu": max(x, 0.0), "sigmoid": 1 / (1 + math.exp(-x))}[name]
-
-
-def reference_weights(case: ModuleCase, mapping: Mapping) -> tuple[tuple[float, ...], frozenset[int]]:
-    """The reference's weights for the case's numbers put where the learner's parameters were found, and the
-    reference parameters no learner's parameter was found for (given the unused ones' numbers, in order)."""
-    expected = case.expected_parameters
-    numbers = case.weights
-    weights = [0.0] * expected
-    placed = set()
-    for j, slot in enumerate(mapping.slots):
-        if slot is not None and slot < expected:
-            weights[slot] = numbers[j % len(numbers)]
-            placed.add(slot)
-    missing = [r for r in range(expected) if r not in placed]
-    spare = [j for j, slot in enumerate(mapping.slots) if slot is None]
-    for r, j in zip(missing, spare):
-        weights[r] = numbers[j % len(numbers)]
-    return tuple(weights), frozenset(missing)
+def loss(outs: list) -> reference.Value:
+    """What a gradient check backpropagates from: each output times its coefficient, summed."""
+    total = outs[0] * COEFFICIENTS[0]
+    for o in range(1, len(outs)):
+        total = total + outs[o] * COEFFICIENTS[o % len(COEFFICIENTS)]
+    return total
 
 
 # ------------------------------------------------------------------ the verdict
@@ -312,23 +156,20 @@ def point_result(case: ModuleCase, run: dict, mapping: Mapping | None, weights: 
     if not each:
         return
     params, inputs = got.get("params"), got.get("inputs")
-    if not (isinstance(params, list) and len(params) == len(want) and isinstance(inputs, list)):
+    if not (isinstance(params, list) and isinstance(inputs, list) and len(inputs) == len(by_inputs)):
         result.wrong("gradient", "the gradients", 0.0, "none")
         return
-    for o in range(len(want)):
-        source = output_name(case, o, len(want))
-        for j, x in enumerate(params[o]):
-            slot = mapping.slots[j] if mapping is not None and j < len(mapping.slots) else None
-            y = by_params[o][slot] if slot is not None and slot < len(by_params[o]) else 0.0
-            if not close(x, y, tolerance.reference):
-                result.wrong("zero-gradient" if x == 0.0 else "gradient",
-                             f"the gradient of parameters()[{j}] from {source}", y, x)
-                return
-        for i, (x, y) in enumerate(zip(inputs[o], by_inputs[o])):
-            if not close(x, y, tolerance.reference):
-                result.wrong("zero-gradient" if x == 0.0 else "gradient",
-                             f"the gradient of input {input_name(case, i)} from {source}", y, x)
-                return
+    for j, x in enumerate(params):
+        slot = mapping.slots[j] if mapping is not None and j < len(mapping.slots) else None
+        y = by_params[slot] if slot is not None and slot < len(by_params) else 0.0
+        if not close(x, y, tolerance.reference):
+            result.wrong("zero-gradient" if x == 0.0 else "gradient", f"parameters()[{j}].grad", y, x)
+            return
+    for i, (x, y) in enumerate(zip(inputs, by_inputs)):
+        if not close(x, y, tolerance.reference):
+            result.wrong("zero-gradient" if x == 0.0 else "gradient", f"the gradient of input {input_name(case, i)}",
+                         y, x)
+            return
 
 
 def input_name(case: ModuleCase, i: int) -> str:
@@ -395,7 +236,7 @@ def judge_run(case: ModuleCase, run: object, tolerance: Tolerance) -> RunResult:
     if not (type(count) is int and 0 <= count <= MAX_PARAMETERS):
         raise ValueError("not a count of parameters")
     mapping = identify(case, run.get("jacobian"), count) if count else None
-    weights, missing = reference_weights(case, mapping) if mapping is not None else ((), frozenset())
+    weights, missing = reference_weights(case, mapping if mapping is not None else Mapping((), found=False))
     result = RunResult()
     for point in range(len(case.points)):
         point_result(case, run, mapping, weights, point, tolerance, result)
@@ -418,13 +259,86 @@ def summed(case: ModuleCase, run: dict) -> str | None:
     return "sum" if all(close(x, n * y, 1e-6) for x, n, y in zip(found, rows, want)) and max(rows) > 1 else None
 
 
+# ------------------------------------------------------------------ the run on stand-in parts
+
+
+def expected_neurons(case: ModuleCase) -> list[list]:
+    """The stand-in neurons a layer or an MLP built rightly of them makes, in order: ``[inputs, nonlinear]``."""
+    last = len(case.sizes) - 2
+    return [[a, case.structure == "layer" or i < last] for i, (a, b) in enumerate(zip(case.sizes, case.sizes[1:]))
+            for _ in range(b)]
+
+
+def stand_in_point(case: ModuleCase, point: int, each: bool) -> tuple[list, list]:
+    """What the module gives at ``case.points[point]`` built rightly of the stand-in parts
+    (``grader.child.inside.modules.StandIns``): its outputs, and the gradient of each with respect to every
+    stand-in parameter (in the order they were made)."""
+    neurons = expected_neurons(case)
+    pool = case.weights or (0.5,)
+
+    def run() -> tuple[list, list]:
+        params = [[reference.Value(pool[(31 * k + i) % len(pool)]) for i in range(n + 1)]
+                  for k, (n, _) in enumerate(neurons)]
+        a: list = list(case.points[point])
+        k = 0
+        for n_out in case.sizes[1:] if case.structure == "mlp" else case.sizes[1:2]:
+            row = []
+            for _ in range(n_out):
+                total = params[k][-1]
+                for wi, xi in zip(params[k], a):
+                    total = total + wi * xi * xi
+                row.append(total * total if neurons[k][1] else total)
+                k += 1
+            a = row
+        return a, [p for ps in params for p in ps]
+
+    outs, flat = run()
+    if each:
+        loss(outs).backward()
+    return [o.data for o in outs], [p.grad for p in flat] if each else []
+
+
+def judge_parts(case: ModuleCase, run: dict, tolerance: Tolerance) -> RunResult:
+    """How the module came out built of the stand-in parts: made of the right ones, its ``parameters()``
+    exactly theirs, its outputs and gradients theirs chained rightly."""
+    neurons, tags = run["neurons"], run.get("tags", [])
+    expected = expected_neurons(case)
+    result = parameters_result(case, run.get("params", {})) if case.observe == "parameters" else RunResult()
+    if neurons != expected:
+        made = [n for n, _ in neurons] == [n for n, _ in expected]
+        return result.wrong("activation" if made else "output", "the parts it is built of", str(expected),
+                            str(neurons)[:200])
+    offsets = [sum(n + 1 for n, _ in expected[:k]) for k in range(len(expected))]
+    flat = [offsets[t[0]] + t[1] if isinstance(t, list) and len(t) == 2 and 0 <= t[0] < len(offsets) else None
+            for t in tags]
+    if case.observe == "parameters":
+        if sorted(x for x in flat if x is not None) != list(range(sum(n + 1 for n, _ in expected))):
+            result.wrong("count", "Values in parameters()", float(case.expected_parameters), float(len(tags)))
+        return result
+    if case.observe == "zero-grad":
+        bad = next((j for j, x in enumerate(run["after"]) if x != 0.0), None)
+        return result if bad is None else result.wrong("not-reset", f"parameters()[{bad}].grad after zero_grad()",
+                                                       0.0, run["after"][bad])
+    each = case.observe == "gradients"
+    for point, got in enumerate(run["points"]):
+        want, grads = stand_in_point(case, point, each)
+        if len(got["out"]) != len(want) or not all(close(x, y, tolerance.reference) for x, y in zip(got["out"], want)):
+            return result.wrong("output", "the outputs", str(want)[:200], str(got["out"])[:200])
+        for j, x in enumerate(got["params"] if each else ()):
+            y = grads[flat[j]] if j < len(flat) and flat[j] is not None else 0.0
+            if not close(x, y, tolerance.reference):
+                return result.wrong("gradient", f"parameters()[{j}].grad", y, x)
+    return result
+
+
 def judge_module(case: ModuleCase, reply: dict, tolerance: Tolerance) -> Verdict:
     """The verdict on a module case: the learner's own run's, or right when only the ops or parts it uses
     (run on the grader's instead) make it wrong."""
     if "error" in reply:
         return Verdict(case, error=received_error(reply["error"]))
     runs = reply["runs"]
-    results = {name: judge_run(case, runs[name], tolerance) for name in RUNS if name in runs}
+    results = {name: (judge_parts if name == "parts" and "error" not in runs[name] else judge_run)(
+        case, runs[name], tolerance) for name in RUNS if name in runs}
     own = results["own"]
     verdict = Verdict(case)
     if own.ok:
@@ -451,15 +365,15 @@ def module_request(case: ModuleCase, kind: str, needs: str, options: tuple[tuple
     arguments, and observe it in each run the target's options call for."""
     settings = dict(options)
     spec = STRUCTURES[case.structure]
-    parts = {settings[key]: {"module": key} for key in ("neuron", "layer") if key in settings}
+    parts = {settings[key]: key for key in ("neuron", "layer") if key in settings}
     return {"kind": kind, "needs": needs, "args": plain(case.args), "observe": case.observe,
             "layered": spec.layered, "batch": spec.batch, "values_in": spec.values_in,
             "base": list(base_pool(case)),
             "probes": [[list(x)] if spec.batch else list(x) for x in probe_inputs(case)] if spec.layered else [],
             "weights": list(case.weights), "points": [plain(p) for p in case.points],
+            "coefficients": list(COEFFICIENTS),
             "targets": [list(t) for t in case.targets],
-            "runs": ["own", "engine", *(["parts"] if parts else [])], "parts": parts,
-            "activation": settings.get("activation", "relu")}
+            "runs": ["own", "engine", *(["parts"] if parts else [])], "parts": parts}
 
 
 def plain(x: object) -> object:

@@ -151,7 +151,7 @@ def load_engine(code):
     """The grader's training engine, from its code object, registered in no module table."""
     namespace = {"__name__": "micrograde_training"}
     exec(code, namespace)
-    return types.SimpleNamespace(**{name: namespace[name] for name in ENGINE_NAMES})
+    return types.SimpleNamespace(**{name: namespace[name] for name in ENGINE_NAMES if name in namespace})
 
 
 # What the training engine gives the handlers: its Value, the reference model and its parts, the losses and SGD.

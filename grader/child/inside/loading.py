@@ -65,9 +65,14 @@ def load_modules(api, request):
         if package:
             # A file of a package runs as the package's module: its absolute imports of the package
             # find the package's folder (before an installed package of the same name, as the
-            # student's own installed package would), its relative imports their package.
+            # student's own installed package would), its relative imports their package, and the
+            # package's other files that import it (``from .engine import Value``) this very module,
+            # not a second copy with classes of its own.
             module.__package__ = package["name"]
             sys.path.insert(0, package["root"])
+            qualified = package["name"] + "." + spec["name"]
+            if qualified not in sys.modules and spec["name"] != "__init__":
+                sys.modules[qualified] = module
         if spec.get("directory"):
             sys.path.insert(0, spec["directory"])
         for unit in spec["units"]:

@@ -3,9 +3,10 @@ and run as the course's notebook runs it, with numbers the grading process chose
 
 A case runs the module up to three ways (``runs``): on the learner's own ``Value``
 (``own``); with the grader's training engine in its place (``engine``), so that a
-bug of an op the module uses is told from one of the module; and with the
-grader's own neuron and layer in place of the learner's too (``parts``), so that
-an ``MLP`` is not charged for its ``Layer``'s bug. Each run sends back numbers: what
+bug of an op the module uses is told from one of the module; and with stand-in
+parts in place of the learner's neuron and layer too (``parts``), so that an
+``MLP`` is not charged for its ``Layer``'s bug. This child holds no neuron, layer,
+loss or optimizer that computes what the course grades: the stand-ins are not. Each run sends back numbers: what
 ``parameters()`` holds, the gradient of every output with respect to every
 parameter at the grader's starting numbers (how each parameter is used: the
 grading process finds from it which parameter is which), the outputs and gradients
@@ -34,6 +35,7 @@ def module_case(api, request):
 def one_run(api, request, name):
     engine = api["engine"]
     own = api["interface"]
+    made = None
     if name == "own":
         numbers = Numbers(own.V, "data", own.grad, own.leaf)
         swaps = {}
@@ -41,13 +43,13 @@ def one_run(api, request, name):
         numbers = Numbers(engine.Value, "data", "grad", engine.Value)
         swaps = {"Value": (own.V, engine.Value)}
         if name == "parts":
-            for part, spec in request["parts"].items():
-                swaps[part] = (api["parts"].get(part), course_class(engine, spec["module"], request["activation"],
-                                                                     spec.get("neuron")))
+            made = StandIns(engine.Value)
+            for part, module in request["parts"].items():
+                swaps[part] = (api["parts"].get(part), made.neuron if module == "neuron" else made.layer)
     cls = api["parts"][request["needs"]]
     undo = swapped(cls, swaps)
     try:
-        return observe(cls, request, numbers)
+        return observe(cls, request, numbers, made)
     except Shape as exc:
         return {"error": {"type": "Shape", "message": str(exc), "phase": "forward", "line": None, "file": None}}
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
@@ -70,23 +72,29 @@ class Numbers:
             setattr(node, what, values[j % len(values)] if values else 0.0)
 
 
-def observe(cls, request, numbers):
+def observe(cls, request, numbers, made=None):
     """Build the module and observe what the request asks: its parameters, how each is used, its outputs,
-    its gradients, what ``zero_grad`` leaves."""
+    its gradients, what ``zero_grad`` leaves (with stand-in parts, ``made``: which of theirs each parameter is)."""
     module = cls(*request["args"])
     what = request["observe"]
     params, shape = parameters_of(module, numbers.V) if request["layered"] or what == "parameters" else ([], {})
     reply = {"params": shape}
+    if made is not None:
+        reply["neurons"] = made.neurons[:MAX_PARAMETERS]
+        reply["tags"] = [made.tags.get(address(p)) for p in params]
     if shape.get("none") or shape.get("flood") or what == "parameters":
         return reply
     if what == "zero-grad":
         return {**reply, **zeroed(module, params, request, numbers)}
-    if request["layered"]:
+    if made is not None:
+        made.set_weights(request["weights"])
+    elif request["layered"]:
         numbers.set_all(params, numbers.data, request["base"])
-        reply["jacobian"] = [gradients(module, request, x, None, params, numbers).get("params")
+        reply["jacobian"] = [gradients(module, request, x, None, params, numbers, "each").get("params")
                              for x in request["probes"]]
         numbers.set_all(params, numbers.data, request["weights"])
-    reply["points"] = [gradients(module, request, x, target, params, numbers, what == "gradients")
+    how = "loss" if what == "gradients" else "outputs"
+    reply["points"] = [gradients(module, request, x, target, params, numbers, how)
                        for x, target in zip(request["points"], request["targets"] or [None] * len(request["points"]))]
     return reply
 
@@ -129,15 +137,27 @@ def forward(module, request, x, target, numbers):
     return out, shape, leaves
 
 
-def gradients(module, request, x, target, params, numbers, each=True):
-    """The outputs at ``x``, and (``each``) the gradient of every output with respect to every parameter and
-    input leaf, each from a fresh call and a ``backward()`` of the learner's from that output alone."""
-    out, shape, _ = forward(module, request, x, target, numbers)
+def gradients(module, request, x, target, params, numbers, how="loss"):
+    """The outputs at ``x`` (``how``: ``outputs``); every parameter's and input leaf's gradient after a
+    ``backward()`` from a loss of them all (``loss``: each output times the request's coefficient, summed with
+    the run's own ops, so a gradient passed on without ``out.grad`` shows); or every parameter's gradient from
+    each output alone, seeded 1, from a fresh call each (``each``): how each parameter is used, whatever the
+    ops do with ``out.grad``."""
+    out, shape, leaves = forward(module, request, x, target, numbers)
     found = {"out": [numbers.read(v, numbers.data) if isinstance(v, numbers.V) else {"invalid": type(v).__name__}
                      for v in out], "shape": shape}
-    if not each or not all(isinstance(v, numbers.V) for v in out):
+    if how == "outputs" or not all(isinstance(v, numbers.V) for v in out):
         return found  # outputs that are not Values have no gradient: what they are says it
-    found["params"], found["inputs"] = [], []
+    if how == "loss":
+        numbers.set_all(params, numbers.grad, [0.0])
+        coefficients = request["coefficients"]
+        total = out[0] * coefficients[0]
+        for o in range(1, len(out)):
+            total = total + out[o] * coefficients[o % len(coefficients)]
+        total.backward()
+        return {**found, "params": [numbers.read(p, numbers.grad) for p in params],
+                "inputs": [numbers.read(v, numbers.grad) for v in leaves]}
+    found["params"] = []
     for o in range(len(out)):
         numbers.set_all(params, numbers.grad, [0.0])
         again, _, leaves = forward(module, request, x, target, numbers)
@@ -145,7 +165,6 @@ def gradients(module, request, x, target, params, numbers, each=True):
             raise Shape("a second call on the same input returned another number of outputs")
         again[o].backward()
         found["params"].append([numbers.read(p, numbers.grad) for p in params])
-        found["inputs"].append([numbers.read(v, numbers.grad) for v in leaves])
     return found
 
 
@@ -259,18 +278,62 @@ def swapped(cls, swaps):
     return undo
 
 
-def course_class(engine, module, activation, neuron=None):
-    """The grader's neuron or layer with the course's constructor: ``Neuron(nin, nonlin=True)`` (the flag under
-    any name the learner's layer passes it by), ``Layer(nin, nout, **kwargs)``."""
-    if module == "neuron":
-        class Neuron(engine.Neuron):
-            def __init__(self, nin, *flag, **named):
-                on = flag[0] if flag else named.get("nonlin", next(iter(named.values())) if len(named) == 1 else True)
-                super().__init__(nin, nonlin=bool(on), activation=activation)
-        return Neuron
-    unit = course_class(engine, "neuron", activation)
+class StandIns:
+    """The parts a module is built of, in the learner's place for the ``parts`` run: a neuron and a layer with
+    the course's constructors (``Neuron(nin, nonlin=True)``, the flag under any name; ``Layer(nin, nout,
+    **kwargs)``), that record how they are built. They are not the course's neuron: one squares its inputs,
+    and a nonlinear one squares its sum, so nothing here computes a graded module; the grading process knows
+    the same function, and so what a module that builds and chains them rightly gives."""
 
-    class Layer(engine.Layer):
+    def __init__(self, V):
+        self.V = V
+        self.neurons = []  # [inputs, nonlinear] of each stand-in neuron, in the order they were made
+        self.tags = {}  # each stand-in parameter, by address: [its neuron's index, its place in that neuron]
+        self.made = []  # the stand-in parameters, in the order they were made
+        self.neuron, self.layer = stand_in_classes(self)
+
+    def set_weights(self, pool):
+        """Every stand-in parameter's data: the case's numbers, taken by its neuron and place."""
+        for p in self.made:
+            k, i = self.tags[address(p)]
+            p.data = pool[(31 * k + i) % len(pool)] if pool else 0.5
+
+
+def stand_in_classes(made):
+    V = made.V
+
+    class Neuron:
+        def __init__(self, nin, *flag, **named):
+            on = flag[0] if flag else named.get("nonlin", next(iter(named.values())) if len(named) == 1 else True)
+            self.k, self.on = len(made.neurons), bool(on)
+            made.neurons.append([int(nin), self.on])
+            self.w, self.b = [V(0.0) for _ in range(int(nin))], V(0.0)
+            for i, p in enumerate(self.parameters()):
+                made.tags[address(p)] = [self.k, i]
+                made.made.append(p)
+
+        def __call__(self, x):
+            total = self.b
+            for wi, xi in zip(self.w, x):
+                total = total + wi * xi * xi
+            return total * total if self.on else total
+
+        def parameters(self):
+            return self.w + [self.b]
+
+        def zero_grad(self):
+            for p in self.parameters():
+                p.grad = 0.0
+
+    class Layer(Neuron):
         def __init__(self, nin, nout, **kwargs):
-            self.neurons = [unit(nin, **kwargs) for _ in range(nout)]
-    return Layer
+            self.neurons = [Neuron(nin, **kwargs) for _ in range(int(nout))]
+
+        def __call__(self, x):
+            out = [n(x) for n in self.neurons]
+            return out[0] if len(out) == 1 else out
+
+        def parameters(self):
+            return [p for n in self.neurons for p in n.parameters()]
+
+    return Neuron, Layer
