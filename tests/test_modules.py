@@ -221,3 +221,87 @@ def test_a_module_finds_no_grader_loss_or_optimizer_to_pass_off_as_its_own(tmp_p
     course = (ROOT / "tests" / "courses" / "dl-course-nn.toml").read_text()
     report = graded(path, course)
     assert codes(report)[target] == [code], report["diagnoses"]
+
+
+LECTURE = '''import math
+import random
+
+
+class Value:
+    def __init__(self, data, _children=(), _op=''):
+        self.data, self.grad = data, 0.0
+        self._backward = lambda: None
+        self._prev = set(_children)
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other))
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other))
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+
+    def __radd__(self, other):
+        return self + other
+
+    def tanh(self):
+        t = math.tanh(self.data)
+        out = Value(t, (self,))
+        def _backward():
+            self.grad += (1 - t**2) * out.grad
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        topo, visited = [], set()
+        def build(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+        build(self)
+        self.grad = 1.0
+        for node in reversed(topo):
+            node._backward()
+
+
+class Neuron:
+    def __init__(self, nin):
+        self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]
+        self.b = Value(random.uniform(-1, 1))
+
+    def __call__(self, x):
+        act = sum((wi*xi for wi, xi in zip(self.w, x)), self.b)
+        return act.tanh()
+
+    def parameters(self):
+        return self.w + [self.b]
+
+    def zero_grad(self):
+        for p in self.parameters():
+            p.grad = 0.0
+'''
+
+
+@pytest.mark.parametrize(("activation", "code"), [("tanh", None), ("relu", "wrong-activation")])
+def test_a_lecture_neuron_without_a_nonlinearity_flag(tmp_path, activation, code):
+    """The lecture's Neuron(nin), always tanh: graded with nonlin = false, right for a tanh course, the wrong
+    nonlinearity for a relu one, pointed at the statement that applies it."""
+    path = tmp_path / "lecture.py"
+    path.write_text(LECTURE)
+    course = (f'[targets.Neuron]\nkind = "module"\nclass = "Neuron"\nmodule = "neuron"\nnonlin = false\n'
+              f'activation = "{activation}"\npoints = 12\n')
+    report = graded(path, course)
+    found = [(d["code"], d["line"]) for d in report["diagnoses"]]
+    assert found == ([] if code is None else [(code, 61)]), report["diagnoses"]
