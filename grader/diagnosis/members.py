@@ -112,14 +112,12 @@ def stub_line(member: Member) -> int | None:
     return statement.lineno - 1 if CODE_MARKER.search(above) else statement.lineno
 
 
-def first_stub(member: Member | None, names: tuple[str, ...] = ()) -> Location | None:
-    """Where the first method of a class (of ``names``, when given) that is not written yet wants its code."""
+def first_stub(member: Member | None) -> Location | None:
+    """Where the first method of a class not written yet wants its code (for a function, the function's own)."""
     if member is None:
         return None
-    methods = [item for item in member.node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and (not names or item.name in names)]
-    if isinstance(member.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        methods = [member.node]
+    methods = [member.node] if isinstance(member.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [
+        item for item in member.node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for method in methods:
         line = stub_line(Member(method, member.source, member.unit))
         if line is not None:

@@ -82,8 +82,9 @@ def reference_loop(case: LoopCase, schedule: tuple[tuple[tuple[int, ...], ...], 
 
 def loss_at(case: LoopCase, weights: list, batch: list[int]) -> float | None:
     """The course's loss of the reference MLP with these parameters on ``batch`` (``None`` where they are not
-    all finite numbers, or the loss overflows)."""
-    if not all(isinstance(w, float) and math.isfinite(w) for w in weights):
+    one finite number for each of its parameters, or the loss overflows)."""
+    if len(weights) != len(initial_weights(case.sizes)) or not all(
+            isinstance(w, float) and math.isfinite(w) for w in weights):
         return None
     return _loss_at(case, tuple(weights), tuple(batch))
 

@@ -65,14 +65,9 @@ def load_modules(api, request):
         if package:
             # A file of a package runs as the package's module: its absolute imports of the package
             # find the package's folder (before an installed package of the same name, as the
-            # student's own installed package would), its relative imports their package, and the
-            # package's other files that import it (``from .engine import Value``) this very module,
-            # not a second copy with classes of its own.
+            # student's own installed package would), its relative imports their package.
             module.__package__ = package["name"]
             sys.path.insert(0, package["root"])
-            qualified = package["name"] + "." + spec["name"]
-            if qualified not in sys.modules and spec["name"] != "__init__":
-                sys.modules[qualified] = module
         if spec.get("directory"):
             sys.path.insert(0, spec["directory"])
         for unit in spec["units"]:
@@ -87,6 +82,11 @@ def load_modules(api, request):
                     break
         if failures and failures[-1]["type"] == "LoadTimeout":
             break
+        if package and spec["name"] != "__init__":
+            # Loaded, it is the package's module too: the package's files loaded after it that import it
+            # (``from .engine import Value``) get this very module, not a second copy with classes of its own
+            # (unless the package already imported one as it loaded: that one stays).
+            sys.modules.setdefault(package["name"] + "." + spec["name"], module)
         for role in spec["provides"]:
             name = request["roles"][role]["name"]
             if name in module.__dict__:

@@ -5,12 +5,15 @@ A case runs the module up to three ways (``runs``): on the learner's own ``Value
 (``own``); with the grader's training engine in its place (``engine``), so that a
 bug of an op the module uses is told from one of the module; and with stand-in
 parts in place of the learner's neuron and layer too (``parts``), so that an
-``MLP`` is not charged for its ``Layer``'s bug. This child holds no neuron, layer,
-loss or optimizer that computes what the course grades: the stand-ins are not. Each run sends back numbers: what
+``MLP`` is not charged for its ``Layer``'s bug. Each run sends back numbers: what
 ``parameters()`` holds, the gradient of every output with respect to every
 parameter at the grader's starting numbers (how each parameter is used: the
 grading process finds from it which parameter is which), the outputs and gradients
 at the case's numbers, and what ``zero_grad()`` left. It never judges them.
+
+The child that runs these holds no neuron, layer, loss or optimizer that computes
+what a course grades (its engine is the ``Value`` alone, and the stand-ins are not
+the course's neuron), since the learner's code can reach anything in its process.
 """
 
 import sys
