@@ -113,8 +113,9 @@ class Browser:
         while not any(e.get("method") == method and e.get("sessionId") == session for e in self.events):
             self.events.append(self._receive())
 
-    def render(self, page: Path, screenshot: Path, width: int = 1200) -> dict:
-        """Open ``page``; what ``MEASURE`` reads off it, plus ``fetched``: every URL it requested but itself."""
+    def render(self, page: Path, screenshot: Path, width: int = 1200, probe: str | None = None) -> dict:
+        """Open ``page``; what ``MEASURE`` reads off it, plus ``fetched``: every URL it requested but itself,
+        and ``probe``: what the test's own expression ``probe`` (if any) returns there."""
         target = self.send("Target.createTarget", url="about:blank")["targetId"]
         session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         self.send("Network.enable", session)
@@ -125,6 +126,9 @@ class Browser:
         self.send("Page.navigate", session, url=page.resolve().as_uri())
         self.wait_for("Page.loadEventFired", session)
         seen = self.send("Runtime.evaluate", session, expression=MEASURE, returnByValue=True)["result"]["value"]
+        if probe is not None:
+            seen["probe"] = self.send("Runtime.evaluate", session, expression=probe,
+                                      returnByValue=True)["result"]["value"]
         shot = self.send("Page.captureScreenshot", session, format="png", captureBeyondViewport=True)
         screenshot.write_bytes(base64.b64decode(shot["data"]))
         requested = [e["params"]["request"]["url"] for e in self.events

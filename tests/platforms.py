@@ -6,8 +6,8 @@
 - ``docker-old``: the same, with the Landlock calls answered ENOSYS too (an old engine, or a kernel
   without Landlock);
 - ``user``: an ordinary user (``mgrader``) whose user namespaces are refused, as on Ubuntu since 23.10
-  and GitHub's ubuntu-24.04 runners, with its own ``HOME`` and its own venv, installed offline from a
-  wheelhouse (``MICROGRADE_WHEELHOUSE``; see ``tests/README.md``).
+  and GitHub's ubuntu-24.04 runners, with its own ``HOME`` and its own venv (micrograde with its
+  ``execute`` extra), installed offline from a wheelhouse (``MICROGRADE_WHEELHOUSE``; see ``tests/README.md``).
 
 Every mode gets a ``HOME`` of its own (the replay cache lives under it) and a secret in its
 environment (``MICROGRADE_TEST_SECRET``), and knows the trees that must stay byte-identical whatever a
@@ -178,7 +178,7 @@ def ensure_venv(venv: Path, uid: int) -> None:
         copy_sources(Path(build))
         for command in ([USER_PYTHON, "-m", "venv", str(venv)],
                         [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-index",
-                         "--no-cache-dir", "--find-links", wheelhouse, build]):
+                         "--no-cache-dir", "--find-links", wheelhouse, f"{build}[execute]"]):
             done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=build)
             if done.returncode != 0:
                 raise Unavailable(f"cannot make the user's venv ({' '.join(command[:4])}...): "
@@ -207,7 +207,7 @@ def build_wheelhouse(folder: Path) -> None:
         copy_sources(source)
         for command in ([USER_PYTHON, "-m", "venv", str(venv)],
                         [str(venv / "bin" / "python"), "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder),
-                         str(source), "setuptools>=77"]):
+                         f"{source}[execute]", "setuptools>=77"]):
             subprocess.run(command, check=True, cwd=scratch)
 
 

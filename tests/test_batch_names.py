@@ -60,3 +60,33 @@ def test_a_resumed_batch_grades_a_changed_report_again(mode, tmp_path):
     resumed = batch(folder, out)
     assert "unchanged, kept" not in resumed.stderr
     assert rows(out)["mallory"]["score"] == "78"
+
+
+def test_names_no_encoding_can_read_and_names_that_differ_only_in_normalisation(mode, tmp_path):
+    """A file name that is not UTF-8 (an LMS download unpacked on another system) and ``josé`` typed
+    composed (NFC) and decomposed (NFD): every student gets a row of their own, whose id no other row
+    shows, the same on every run; one odd name stops no one's grade."""
+    import os
+    import unicodedata
+
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    composed, decomposed = unicodedata.normalize("NFC", "josé"), unicodedata.normalize("NFD", "josé")
+    (folder / f"{composed}.py").write_text(SOLUTION)
+    (folder / f"{decomposed}.py").write_text("x = 1\n")  # no Value class: 0 points, which must not land on josé
+    with open(os.path.join(os.fsencode(folder), b"caf\xe9.py"), "w") as latin1:
+        latin1.write(BUGGY)
+    (folder / "bob.py").write_text(SOLUTION)
+    out = tmp_path / "out"
+    result = batch(folder, out, "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    first = (out / "grades.csv").read_text(encoding="utf-8")
+    grades = rows(out)
+    assert len(grades) == 4, grades  # four distinct ids
+    assert grades[composed]["score"] == "100" and grades["bob"]["score"] == "100"
+    assert [g["score"] for i, g in grades.items() if unicodedata.normalize("NFC", i) == composed] == ["100"]
+    assert sorted(g["score"] for g in grades.values()) == ["0", "100", "100", "78"]
+    again = batch(folder, out, "--jobs", "2", "--force")
+    assert again.returncode == 0 and (out / "grades.csv").read_text(encoding="utf-8") == first  # stable ids
+    gradebook = (out / "gradebook.csv").read_text(encoding="utf-8")
+    assert len({row[0] for row in csv.reader(gradebook.splitlines()[2:])}) == 4

@@ -95,6 +95,14 @@ def test_switching_the_audit_hook_off_still_forbidden(tmp_path, mode, attacks):
     assert_forbidden(report)
 
 
+def test_the_hooks_helpers_cannot_be_rewritten_through_a_refusals_traceback(tmp_path, mode):
+    """A refusal's traceback shows the hook's frame, and its globals the module functions the hook calls:
+    none of their keyword defaults (what they decide with) can be read, let alone rewritten."""
+    report = run(tmp_path, SOLUTION + attack("guard_helpers"))
+    assert "helpers rewritten: []" in report.output, report.output
+    assert report.score == 100.0
+
+
 def test_emptying_the_record_from_a_signal_handler_still_forbidden(tmp_path, mode):
     report = run(tmp_path, attack("record_signal") + "\n" + SOLUTION)
     assert_forbidden(report)

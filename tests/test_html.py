@@ -75,3 +75,24 @@ def test_html_draws_graphs_offline_and_escapes_the_submission(tmp_path):
     assert "&lt;script&gt;alert(document.cookie)&lt;/script&gt;" in text  # tanh's crash message, as text
     assert "\\x00\\x1b[2J\\ud800" in text and "\x00" not in text and "\x1b" not in text
     assert "mermaid" not in text.split("</style>")[-1]
+
+
+def test_html_of_a_notebook_that_breaks_nbformats_schema(tmp_path):
+    """Cell ids off nbformat's pattern (a space, too long, repeated, micrograde's own), an output of no known
+    type, a stream of the wrong type: the notebook grades, so it gets its page, with
+    micrograde's cells and their anchors, and the student's cells in it."""
+    import json
+
+    notebook = nbformat.from_dict(as_notebook(SOLUTION))
+    raw = json.loads(nbformat.writes(notebook))
+    for cell, bad in zip(raw["cells"], ("not a valid id!", "x" * 65, "micrograde-summary", "micrograde-summary")):
+        cell["id"] = bad
+    raw["cells"][1]["outputs"] = [{"output_type": "hologram", "data": 7}, {"output_type": "stream", "name": 3,
+                                                                          "text": ["line one\n", 2]}]
+    path = tmp_path / "work.ipynb"
+    path.write_text(json.dumps(raw))
+    result = micrograde("grade", str(path), "--html", str(tmp_path / "page.html"))
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "page.html").read_text()
+    assert text.count('class="micrograde-feedback"') == 7 and text.count('id="micrograde-summary"') == 1
+    assert "My micrograd" in text and "line one" in text and "hologram" not in text

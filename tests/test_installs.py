@@ -19,7 +19,7 @@ from helpers import CORPUS, ROOT, SOLUTION, micrograde
 from platforms import USER_PYTHON, WHEELHOUSE, copy_sources
 from test_classroom import RUNNER_ENV, checkout, run_workflow
 
-PAGE_ONLY = ("nbconvert", "bleach", "grandalf")
+PAGE_ONLY = ("nbconvert", "bleach", "nh3", "grandalf")
 
 
 @pytest.fixture(scope="module")

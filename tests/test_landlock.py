@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -199,6 +201,41 @@ attempt("read the grader's environment", lambda: open(f"/proc/{{os.getppid()}}/e
     assert (cache / "replay.json").read_text() == "{}" and not (Path(site) / "evil.pth").exists()
     assert not (tmp_path / "outside").exists()
     assert report.sandbox["tamper_proof"] is True and report.sandbox["landlock"] == f"ABI {abi}"
+
+
+def test_what_lies_in_the_temporary_directory_is_read_by_its_rules_alone(tmp_path, abi, monkeypatch):
+    """A file the child may read that lies in the temporary directory (a Python there, on a CI runner or
+    in a container) opens nothing beside it: the working directories have a folder of their own in the
+    temporary directory, and Landlock grants that folder, not the temporary directory around the files
+    the child may read (where a checkout, a virtualenv and a course's files lie)."""
+    from helpers import SOLUTION
+    from test_confinement import ATTEMPT, full_marks, graded, printed
+
+    from grader.child import launcher, sandbox
+
+    course = Path(tempfile.mkdtemp(prefix="micrograde-test-course-"))
+    try:
+        (course / "readable.txt").write_text("granted\n")
+        (course / "reference.py").write_text("the course's own answers\n")
+        monkeypatch.setattr(sandbox, "LIBRARY_FILES", (*sandbox.LIBRARY_FILES, str(course / "readable.txt")))
+        monkeypatch.setenv("MICROGRADE_SANDBOX", "none")
+        launcher.detect.cache_clear()
+        source = SOLUTION + ATTEMPT + f"""
+attempt("read what it may", lambda: open({str(course / "readable.txt")!r}).read())
+attempt("read beside it", lambda: open({str(course / "reference.py")!r}).read())
+attempt("list beside it", lambda: __import__("os").listdir({str(course)!r}))
+"""
+        try:
+            report = graded(tmp_path, source)
+        finally:
+            launcher.detect.cache_clear()
+    finally:
+        shutil.rmtree(course)
+    seen = printed(report)
+    assert full_marks(report), report.diagnoses
+    assert seen["read what it may"].startswith("ok") and seen["read beside it"].startswith("refused"), seen
+    assert seen["list beside it"].startswith("refused"), seen
+    assert Path(sandbox.working_directories()).parent == Path(tempfile.gettempdir())
 
 
 def test_what_the_child_may_read_leaves_out_the_grader_and_forbidden_libraries(tmp_path, monkeypatch):

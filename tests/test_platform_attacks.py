@@ -221,6 +221,25 @@ def test_holding_disk_the_working_directory_does_not_show(grading, workspace):
     assert_capped(grading, workspace, source, "held")
 
 
+def job_folders_with(mark: str) -> list[str]:
+    """The working directories in the temporary directory that hold an entry named ``mark...``: each is in
+    a grading process's folder of working directories (``sandbox.working_directories``), itself in the
+    temporary directory. Another user's folders, which cannot be listed, are not this test's."""
+    found = []
+    for holder in Path(tempfile.gettempdir()).glob("micrograde-*"):
+        try:
+            folders = [holder, *(Path(e.path) for e in os.scandir(holder) if e.is_dir(follow_symlinks=False))]
+        except OSError:
+            continue
+        for folder in folders:
+            try:
+                if any(entry.name.startswith(mark) for entry in os.scandir(folder)):
+                    found.append(str(folder))
+            except OSError:
+                continue
+    return found
+
+
 def test_a_tree_too_deep_to_delete_by_recursion(grading, workspace):
     """1100 folders nested in one another in the working directory (each wrapped in a new one, so that
     no path is long), deeper than a recursive delete of the job folder can go: the grade still gives its
@@ -241,10 +260,8 @@ def test_a_tree_too_deep_to_delete_by_recursion(grading, workspace):
     )
     watched = watch(grading)
     report, result = grading.grade(workspace / "submission", source)
-    left = [str(folder) for folder in Path(tempfile.gettempdir()).glob("micrograde-*")
-            if folder.is_dir() and any(entry.name.startswith(mark) for entry in os.scandir(folder))]
     assert verdict(report) == verdict(deserved(SOLUTION)), (report["diagnoses"], printed(result))
-    assert left == [], "a job folder was left behind"
+    assert job_folders_with(mark) == [], "a job folder was left behind"
     assert watched.breaches(result.stdout, result.stderr) == []
 
 

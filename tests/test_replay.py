@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from helpers import CORPUS, OWN_COURSE, ROOT, SOLUTION
+from helpers import CORPUS, OWN_COURSE, ROOT, SOLUTION, needs_root
 
 from grader import keyfile
 from grader.exercise.config import default
@@ -156,6 +156,8 @@ def test_once_the_openings_are_kept_no_grade_imports_hypothesis_not_even_a_faili
                                     "empty", "world-writable", "not-ours", "symlink", "secret-readable",
                                     "secret-not-ours", "secret-replaced"])
 def test_a_corrupt_stale_or_hostile_cache_is_ignored_and_replaced(cache_dir, damage, tmp_path):
+    if damage in ("not-ours", "secret-not-ours"):
+        needs_root("giving a file to another user")
     cache, examples = a_cache(cache_dir)
     good = cache.path.read_bytes()
     header, payload = json.loads(good.split(b"\n")[0]), json.loads(good.split(b"\n")[1])

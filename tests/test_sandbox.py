@@ -153,7 +153,7 @@ def box(mode):
 def confinement_modules() -> str:
     """The confinement's modules, as ``LOADER`` reads them."""
     return json.dumps({name: (ROOT / "grader" / "child" / "inside" / f"{name}.py").read_text()
-                       for name in ("landlock", "allowlist", "confinement")})
+                       for name in ("landlock", "allowlist", "seccomp", "confinement")})
 
 
 def run_child(box: sandbox.Sandbox, program: str, argv: list[str], work: Path,
@@ -198,14 +198,15 @@ def test_escapes_without_the_audit_hook(box, tmp_path, monkeypatch):
     monkeypatch.setenv("MICROGRADE_SECRET", "s3cret")  # in this process's environment, the child's parent
     held, seen = probe(box, tmp_path)
     results = seen["results"]
-    assert held["no_new_privs"] is True and held["seccomp"] is True
+    assert held["no_new_privs"] == {"held": True} and held["seccomp"] == {"held": True}
     # none, but where nobody cannot read the interpreter: then reading (not writing) as root
-    assert held["capabilities_left"] is held["user"].startswith("nobody, reading files as root")
-    assert seen["capabilities"] == (4 if held["capabilities_left"] else 0)  # CAP_DAC_READ_SEARCH
+    kept = held["user"]["who"].startswith("nobody, reading files as root")
+    assert held["user"]["capabilities"] == seen["capabilities"] == (4 if kept else 0)  # CAP_DAC_READ_SEARCH
+    assert held["user"]["held"] is not kept
     assert {name: results[name] for name in REFUSED if results[name] == "ok"} == {}
     assert results["write in the working directory"] == "ok"
     if box.isolated:
-        assert held["filesystem"] == "minimal root"
+        assert held["filesystem"] == {"held": True, "detail": "minimal root"}
         # Nothing of the machine but the system and the interpreter: no checkout, no other file.
         assert seen["root"] == []
         for name in ("write outside", "chmod outside", "read the reference", "read a copy of the reference",
@@ -213,9 +214,10 @@ def test_escapes_without_the_audit_hook(box, tmp_path, monkeypatch):
             assert results[name] != "ok", name
         assert (tmp_path / "canary").stat().st_mode & 0o777 == 0o600
     else:
-        assert held["filesystem"] == "shared with the grader"
+        assert held["filesystem"] == {"held": False, "detail": "shared with the grader"}
     kernel, why = kernel_abi()
-    assert held["landlock"] == ({"abi": kernel} if kernel else {"abi": 0, "error": why})
+    assert held["landlock"] == ({"held": True, "abi": kernel, "detail": ""} if kernel
+                                else {"held": False, "abi": 0, "detail": why})
     if kernel:  # in either mode, whatever the user: nothing outside the working directory and the Python it needs
         for name in ("write outside", "chmod outside", "read the reference", "read a copy of the reference",
                      "read the grader's environment", "truncate the reference", "rename outside", "remove outside",
@@ -224,7 +226,7 @@ def test_escapes_without_the_audit_hook(box, tmp_path, monkeypatch):
         assert (tmp_path / "canary").read_text() == "canary" and (tmp_path / "copy" / "engine.py").stat().st_size
     if os.geteuid() == 0:
         # Run by root, the child is nobody: it may not look into the grader, nor write or chmod root's files.
-        assert seen["uid"] == 65534 and held["user"].startswith("nobody")
+        assert seen["uid"] == 65534 and held["user"]["who"].startswith("nobody")
         for name in ("read the grader's environment", "write outside", "chmod outside"):
             assert results[name] != "ok", name
 
@@ -276,8 +278,9 @@ def test_turning_namespaces_off(monkeypatch):
     try:
         box = launcher.detect()
         assert box.mode == "limits"
-        section = box.to_json({"filesystem": "shared with the grader", "capabilities_left": False,
-                               "no_new_privs": True, "seccomp": True})
+        section = box.to_json({"filesystem": {"held": False, "detail": "shared with the grader"},
+                               "user": {"held": True, "who": "nobody", "capabilities": 0},
+                               "no_new_privs": {"held": True}, "seccomp": {"held": True}})
         assert section["processes_contained"] is False and section["tamper_proof"] is False
         assert "not tamper-proof" in sandbox.not_tamper_proof(section)
     finally:
@@ -380,7 +383,7 @@ def test_children_sharing_the_fork_servers_landlock_layer_reach_only_their_own_w
         launcher.detect.cache_clear()
     for child in seen:
         results = child["results"]
-        assert child["held"] == {"abi": kernel}
+        assert child["held"] == {"held": True, "abi": kernel, "detail": ""}
         assert results.pop("layer given") == "anon_inode:[landlock-ruleset]" and results.pop("layer kept") is False
         allowed = ("write in its working directory", "read its working directory", "read the standard library",
                    "read its own /proc entry")
@@ -420,7 +423,8 @@ def test_with_namespaces_every_child_adds_its_own_rules_to_the_fork_servers_laye
         seen.append(json.loads(stdout))
     for number, child in enumerate(seen):
         results = child["results"]
-        assert child["held"] == {"abi": kernel} and child["root"] == "minimal root", number
+        assert child["held"] == {"held": True, "abi": kernel, "detail": ""}, number
+        assert child["root"] == {"held": True, "detail": "minimal root"}, number
         assert results.pop("layer given") == "anon_inode:[landlock-ruleset]" and results.pop("layer kept") is False
         allowed = ("write in its working directory", "read its working directory", "read the standard library",
                    "read its own /proc entry")

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from grader.child.sandbox import job_folder, remove_tree
+from grader.child.sandbox import job_folder, new_job_folder, remove_tree
 from grader.child.worker import Streams, Worker, cpu_limit
 from grader.exercise.kinds import Lane
 
@@ -40,7 +39,7 @@ class Ahead:
     """A working directory and the children started in it ahead of the grade, by lane."""
 
     def __init__(self) -> None:
-        self.workdir = Path(tempfile.mkdtemp(prefix="micrograde-"))
+        self.workdir = Path(new_job_folder())
         self.workers: dict[Lane, Worker] = {}
         self.thread = threading.Thread(target=self.start_children, name="micrograde-ahead", daemon=True)
 

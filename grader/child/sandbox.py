@@ -24,7 +24,7 @@ Layers, from always there to best effort:
 
 Which layers held is detected at run time and reported in the JSON report
 (``sandbox``); the score is called tamper-proof when the kernel closed the
-file system, other processes and the network (``Sandbox.to_json``).
+file system, other processes and the network (``grader.child.layers``).
 ``MICROGRADE_SANDBOX=none`` turns namespaces off (what a machine without them
 gets), ``MICROGRADE_LANDLOCK=0`` Landlock (what a kernel without it gets; for
 the benchmark and the tests).
@@ -32,6 +32,7 @@ the benchmark and the tests).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -41,10 +42,12 @@ import stat
 import struct
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.child import layers
 from grader.child.inside.policy import FORBIDDEN_MODULES, GRADER_PACKAGES
 
 MEMORY_BYTES = 1024 * 1024 * 1024
@@ -56,7 +59,6 @@ WORK_BYTES = 256 * 1024 * 1024
 WORK_FILES = 4096
 SHM_BYTES = 16 * 1024 * 1024
 PR_SET_PDEATHSIG = 1
-CAP_DAC_READ_SEARCH = 2
 CAPABILITY_VERSION_3 = 0x20080522
 # What the minimal root shows besides the interpreter's own prefixes: the operating system, read-only.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
@@ -103,45 +105,11 @@ class Sandbox:
                 "isolated": self.isolated}
 
     def to_json(self, held: dict | None = None) -> dict:
-        """The ``sandbox`` section of the report, from what the child said held (``held``).
-
-        The score is tamper-proof when the kernel closed the file system, other
-        processes and the network to the submission: the seccomp filter (under
-        no_new_privs) refused processes, sockets and signals, and either the
-        minimal root of the namespaces left nothing else in view, without any
-        capability, or Landlock allowed nothing else. A child that kept the right
-        to read files as root (``CAP_DAC_READ_SEARCH``, where nobody cannot read
-        the interpreter) is still closed by Landlock, which no capability lifts;
-        its other use (opening files by handle) is refused by the filter.
-        """
-        held = held or {}
-        seccomp = held.get("seccomp") is True and held.get("no_new_privs") is True
-        filesystem = held.get("filesystem") == "minimal root"
-        landlock = held.get("landlock") if isinstance(held.get("landlock"), dict) else {}
-        landlocked = isinstance(landlock.get("abi"), int) and landlock["abi"] > 0 and "error" not in landlock
-        capabilities = held.get("capabilities") if isinstance(held.get("capabilities"), int) else -1
-        return {
-            "mode": self.mode,
-            "tamper_proof": seccomp and (
-                (self.isolated and filesystem and held.get("capabilities_left") is False)
-                or (landlocked and capabilities & ~(1 << CAP_DAC_READ_SEARCH) == 0)),
-            "limits": {"memory_mb": MEMORY_BYTES >> 20, "file_mb": FILE_BYTES >> 20, "open_files": OPEN_FILES,
-                       "workdir_mb": WORK_BYTES >> 20, "workdir_files": WORK_FILES},
-            "audit_hook": True,
-            "processes_contained": self.isolated,
-            "network": "none" if self.isolated else "refused by seccomp" if seccomp else "blocked in Python only",
-            "filesystem": ("minimal root: the operating system and Python read-only, the working directory "
-                           "a sized tmpfs" if filesystem else "Landlock: the Python a submission needs read-only, "
-                           "the working directory read-write" if landlocked else str(held.get("filesystem", "unknown"))
-                           + "; blocked in Python only"),
-            "landlock": f"ABI {landlock['abi']}" if landlocked else f"not applied: {landlock.get('error', 'unknown')}",
-            "user": str(held.get("user", "unknown")),
-            "capabilities": "none" if capabilities == 0 else "reading files as root, within Landlock's rules"
-            if landlocked and capabilities == 1 << CAP_DAC_READ_SEARCH else "kept",
-            "no_new_privs": held.get("no_new_privs") is True,
-            "seccomp": held.get("seccomp") is True,
-            "detail": self.detail,
-        }
+        """The ``sandbox`` section of the report, from what the child said held (``held``): see
+        ``grader.child.layers``, which holds the tamper-proof rule."""
+        return layers.section(held, self.mode, self.detail, self.isolated, {
+            "memory_mb": MEMORY_BYTES >> 20, "file_mb": FILE_BYTES >> 20, "open_files": OPEN_FILES,
+            "workdir_mb": WORK_BYTES >> 20, "workdir_files": WORK_FILES})
 
 
 def not_tamper_proof(section: dict) -> str | None:
@@ -262,11 +230,38 @@ def root_contents() -> dict:
     return {"links": links, "binds": binds}
 
 
+_HOLDER: list[str] = []  # this process's folder of working directories, once made (``working_directories``)
+_MAKING = threading.Lock()
+
+
+def working_directories() -> str:
+    """The folder of this process's working directories, and of nothing else: made once, in the temporary
+    directory, searchable but not listable by others (``0711``: a child finds its own working directory
+    by its name, never a sibling's), removed when the process exits.
+
+    Without namespaces Landlock lets a child use this folder only for its own working directory
+    (``grader/child/inside/allowlist.py``): were the working directories made in ``/tmp`` itself, the
+    fork server's layer would have to allow all of ``/tmp``, and so whatever else lies there (a
+    checkout, a virtualenv, a course's files) to every child whose Python lies there too."""
+    with _MAKING:
+        if not _HOLDER or not os.path.isdir(_HOLDER[0]):
+            path = tempfile.mkdtemp(prefix="micrograde-")
+            os.chmod(path, 0o711)
+            _HOLDER[:] = [path]
+            atexit.register(remove_tree, path)
+        return _HOLDER[0]
+
+
+def new_job_folder(prefix: str = "micrograde-") -> str:
+    """A new, empty working directory for the children of one grade (``working_directories``)."""
+    return tempfile.mkdtemp(prefix=prefix, dir=working_directories())
+
+
 @contextlib.contextmanager
 def job_folder(prefix: str) -> Iterator[str]:
-    """A new folder in the temporary directory, for the children of one grade, deleted afterwards by
-    ``remove_tree`` (as ``tempfile.TemporaryDirectory`` would, but to any depth)."""
-    path = tempfile.mkdtemp(prefix=prefix)
+    """A new working directory (``new_job_folder``), deleted afterwards by ``remove_tree`` (as
+    ``tempfile.TemporaryDirectory`` would, but to any depth)."""
+    path = new_job_folder(prefix)
     try:
         yield path
     finally:

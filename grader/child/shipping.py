@@ -7,7 +7,7 @@ import each other as they do here, with relative imports), takes them out of
 ``sys.modules`` again (nothing run later can import them), and calls
 ``main(shipped, namespaces)`` of the last one, the entry point, with the
 modules' namespaces. The fork server's modules are the child's and its own:
-executing the child's 12 modules took every child about 4 ms, so they are
+executing the child's modules took every child about 4 ms, so they are
 executed once, there, and every child forked from it starts from them (fork
 gives each its own copy of their state). A child runs BOOTSTRAP too, on a blob
 that ships no module, only the training engine for the child that grades
@@ -54,7 +54,7 @@ _main(_shipped, _namespaces)
 """
 # The child's modules, each after those it imports; the last is the entry point.
 CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "cases", "modules", "loops", "loading",
-                 "guard", "landlock", "allowlist", "confinement", "protocol")
+                 "guard", "landlock", "allowlist", "seccomp", "confinement", "kernel", "protocol")
 FORK_SERVER_MODULES = (*CHILD_MODULES, "forkserver")
 # In the command line of the fork server, and so of every child it forks, with the pid of the
 # grading process that started it: a leftover child can be found, and told from another grader's.

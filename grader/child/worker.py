@@ -96,10 +96,12 @@ def cpu_limit(budget: float) -> int:
 class Worker:
     """One child process, started on first use."""
 
-    def __init__(self, workdir: Path, streams: Streams, cpu_seconds: int = 120, lane: Lane = PLAIN):
+    def __init__(self, workdir: Path, streams: Streams, cpu_seconds: int = 120, lane: Lane = PLAIN,
+                 kernel: bool = False):
         self.workdir = workdir
         self.streams = streams
         self.lane = lane  # which child of the grade it is: what it is shipped beside the submission
+        self.kernel = kernel  # this child is ``--execute``'s notebook kernel (``grader/child/inside/kernel.py``)
         self.cpu_seconds = cpu_seconds
         self.sandbox = launcher.detect()
         self.process: launcher.Child | None = None
@@ -131,7 +133,7 @@ class Worker:
         at = None if layer is None else 3 + len(passed)  # the layer's descriptor, if any
         self.init_id = self.send({
             "kind": "init", "workdir": str(workdir), "hidden": sandbox.hidden_paths(), "output_cap": OUTPUT_CAP_BYTES,
-            "confinement": self.sandbox.plan(workdir, at),
+            "confinement": self.sandbox.plan(workdir, at), "kernel": self.kernel,
         })
         self._unawaited = {self.init_id}
         self.init_reply: dict = {}

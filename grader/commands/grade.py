@@ -88,7 +88,7 @@ def page_source(args: argparse.Namespace, submission: Submission) -> SourceFile 
         from grader.staff.execute import available
 
         if not available():
-            raise UsageError("--execute needs a Jupyter kernel: pip install 'micrograde[execute]'")
+            raise UsageError("--execute needs IPython: pip install 'micrograde[execute]'")
     return notebook
 
 

@@ -12,15 +12,12 @@ feedback at the lines the report names.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from grader.exercise.ops import method_name
 from grader.report import html, markdown
 from grader.report.model import Report
 from grader.submission.notebook import FEEDBACK_TAG, read, student_cells
 from grader.submission.source import Submission
-
-OFFLINE_TEMPLATE = Path(__file__).resolve().parent / "templates" / "offline.html.j2"
 
 
 def _cell(cell_id: str, source: str, with_id: bool, as_html: bool) -> dict:
@@ -48,7 +45,8 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_htm
     notebook = json.loads(raw.decode("utf-8"))
     if notebook.get("nbformat", 0) < 4:  # upgraded; cells then change form anyway
         notebook = dict(read(raw, str(submission.path)))
-    with_ids = (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) >= (4, 5)
+    # The page names micrograde's cells by their ids (its anchors), whatever the notebook's version.
+    with_ids = as_html or (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) >= (4, 5)
     render = html if as_html else markdown
     numbered = student_cells(notebook)
     after: dict[int, list[str]] = {}
@@ -104,15 +102,7 @@ def dumps(notebook: dict) -> str:
 
 
 def render_html(notebook: dict) -> str:
-    """The notebook as one HTML page that needs no network: nbconvert's lab page without its scripts,
-    the student's own Markdown rendered and, with their outputs, sanitised (``grader.report.sanitise``)."""
-    import nbformat
-    from nbconvert import HTMLExporter
+    """The notebook as one HTML page that needs no network and runs nothing (``grader.report.page``)."""
+    from grader.report import page
 
-    from grader.report.sanitise import clean_html
-
-    exporter = HTMLExporter(template_name="lab", template_file=str(OFFLINE_TEMPLATE), sanitize_html=True,
-                            filters={"clean_html": clean_html})
-    # Read back as nbformat reads a file: Jupyter saves multi-line sources as lists of lines.
-    body, _ = exporter.from_notebook_node(nbformat.reads(json.dumps(notebook), as_version=4))
-    return body
+    return page.render(notebook)

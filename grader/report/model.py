@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from grader.diagnosis.findings import CheckResult, Counterexample, Diagnosis, tidy
@@ -48,8 +49,13 @@ def one_line(text: str) -> str:
 
 def name(text: str) -> str:
     """A name a student chose (their file's), on one line, with backslashes doubled, so that two names
-    never look the same (``a\\rb`` the file name is not ``a<CR>b``)."""
-    return one_line(text.replace("\\", "\\\\"))
+    never look the same (``a\\rb`` the file name is not ``a<CR>b``); in a name that Unicode normalisation
+    would change, every character past ASCII is shown as an escape (``jose\\u0301`` is not ``josé``,
+    though both read as ``josé``: an LMS that imports by name would take them for one student)."""
+    text = text.replace("\\", "\\\\")
+    if unicodedata.normalize("NFC", text) != text:
+        text = "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in text)
+    return one_line(text)
 
 
 def printable_tree(data: object) -> object:

@@ -78,9 +78,9 @@ def content_hash(path: Path) -> str:
     paths = [path] if not path.is_dir() or path.is_symlink() else sorted(
         p for p in path.rglob("*") if not any(part in SKIPPED for part in p.relative_to(path).parts))
     for p in paths:
-        digest.update(str(p.relative_to(path) if p != path else p.name).encode() + b"\0")
+        digest.update(os.fsencode(p.relative_to(path) if p != path else p.name) + b"\0")  # any bytes a name has
         if p.is_symlink():
-            digest.update(b"link:" + os.readlink(p).encode())
+            digest.update(b"link:" + os.fsencode(os.readlink(p)))
         elif p.is_file():
             with open(p, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
@@ -178,6 +178,15 @@ class Worker:
         self.process.stdin.flush()
 
     def stop(self) -> None:
+        """End the worker: one between two students is told to finish (it then removes its folder of
+        working directories, ``sandbox.working_directories``), one still grading is killed."""
+        if self.student is None:
+            try:
+                self.process.stdin.close()
+                self.process.wait(timeout=STARTUP_SECONDS)
+                return
+            except (OSError, subprocess.TimeoutExpired):
+                pass
         self.process.kill()
         self.process.wait()
 
@@ -328,7 +337,10 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, fo
     secret = keyfile.secret(directory, SECRET_NAME) if directory is not None else None
     pending = []
     for student in students:
-        student.digest = content_hash(student.path)
+        try:
+            student.digest = content_hash(student.path)
+        except OSError as exc:  # one student's unreadable files stop no one else's grade
+            student.digest = f"unreadable: {exc.strerror}"
         report = None if force else cached(student, reports, settings, secret)
         if report is not None:
             student.report = report

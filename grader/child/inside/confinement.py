@@ -1,26 +1,27 @@
 """The kernel's side of confining a submission, applied by the child to itself.
 
-This module runs inside the child process (its source is sent with the
-``init`` request and executed there, before any submission code), so it
-imports nothing but the standard library. The grading process decides the
-``plan`` (see ``grader.child.sandbox``); the child carries it out in this order,
-each step needing the privileges the next one gives up:
+This module runs inside the child process (its code is shipped from the grading
+process and run before any submission code), so it imports nothing but the
+standard library. The grading process decides the ``plan`` (see
+``grader.child.sandbox``); the child takes the steps of ``LAYERS`` in order,
+each needing the privileges the next one gives up, and each returning its
+declared result (``{"held": bool, ...}``, read by ``grader.child.layers``):
 
-1. with namespaces: a new, minimal root filesystem (``new_root``): an empty
-   tmpfs holding read-only binds of the operating system and the Python
-   installation only, a sized tmpfs as the working directory, the copied
-   submission read-only inside it, a fresh ``/proc`` for the child's own PID
-   namespace and a tiny ``/dev``. The grader's checkout, virtualenvs other than
-   the interpreter's, other students' submissions, batch output and caches are
-   not hidden: they are simply not there. Where the interpreter's own
-   site-packages hold the grader or the reference engine, those directories
-   are covered by empty read-only mounts;
-2. no privileges (``drop_privileges``): real root becomes ``nobody`` (keeping
-   only the right to read files where ``nobody`` cannot read the interpreter);
-   root of a user namespace keeps its uid but loses every capability, for good
-   (securebits locked, bounding set emptied);
-3. ``PR_SET_NO_NEW_PRIVS``, so no executable can give any of it back;
-4. Landlock (``restrict_files``, by ``landlock``; without namespaces in two
+1. ``filesystem``, with namespaces: a new, minimal root filesystem
+   (``new_root``): an empty tmpfs holding read-only binds of the operating
+   system and the Python installation only, a sized tmpfs as the working
+   directory, the copied submission read-only inside it, a fresh ``/proc`` for
+   the child's own PID namespace and a tiny ``/dev``. The grader's checkout,
+   virtualenvs other than the interpreter's, other students' submissions,
+   batch output and caches are not hidden: they are simply not there. Where the
+   interpreter's own site-packages hold the grader or the reference engine,
+   those directories are covered by empty read-only mounts;
+2. ``user``, no privileges (``drop_privileges``): real root becomes ``nobody``
+   (keeping only the right to read files where ``nobody`` cannot read the
+   interpreter); root of a user namespace keeps its uid but loses every
+   capability, for good (securebits locked, bounding set emptied);
+3. ``no_new_privs``: ``PR_SET_NO_NEW_PRIVS``, so no executable can give any of it back;
+4. ``landlock`` (``restrict_files``, by ``landlock``; without namespaces in two
    layers, see ``allowlist``), with or without namespaces:
    the child and all it could start may read only the shared libraries, the
    interpreter, its standard library and the site-packages entries a submission
@@ -29,22 +30,12 @@ each step needing the privileges the next one gives up:
    write only in its working directory; no TCP, no signal or abstract Unix
    socket beyond itself, as far as the kernel's ABI goes. No capability lifts
    it, so a child that reads files as root (step 2) reads only these;
-5. a seccomp filter (``seccomp_program``) refusing the system calls no
-   solution needs and every escape needs: mounting, namespaces, tracing,
-   keyrings, BPF, new processes and programs, sockets, signals to any other
-   process (``kill`` and its kind, and ``fcntl`` making another process a
-   file's owner, to which the kernel sends its I/O signals), another
-   process's priority (``setpriority``), device nodes
-   and FIFOs, ownership, permission bits (which
-   Landlock does not govern) and extended attributes, truncating a file by
-   its name (which Landlock before ABI 3 does not govern), allocating a
-   file's disk at once (``fallocate``: faster than the grading process
-   measures the working directory without namespaces), real-time
-   scheduling, leaving the cores the grader gave it, raising resource limits.
+5. ``seccomp``: the system-call filter (``seccomp``) refusing the system calls
+   no solution needs and every escape needs.
 
 Steps 2 to 5 also apply without namespaces (``MICROGRADE_SANDBOX=none`` or a
-machine without them), as far as the kernel allows. ``apply`` reports which
-steps held, and the grading process says in the report whether all did.
+machine without them), as far as the kernel allows. ``apply`` reports what each
+step held, and the grading process says in the report whether all did.
 """
 
 import ctypes
@@ -52,7 +43,7 @@ import os
 import struct
 import sys
 
-from . import landlock
+from . import landlock, seccomp
 from .allowlist import DEVICES, elsewhere, readable
 
 NOBODY = 65534
@@ -64,94 +55,14 @@ MNT_DETACH = 2
 LOCKED_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
                 (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
 
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 24, 28, 38, 22
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 24, 28, 38
 PR_SET_DUMPABLE = 4
 SIGKILL = 9
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
-SECCOMP_MODE_FILTER = 2
 # SECBIT_NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock
 LOCKED_SECUREBITS = 0b11111111
 CAPABILITY_VERSION_3 = 0x20080522
 CAP_DAC_READ_SEARCH = 2
-
-# Classic BPF as seccomp reads it: struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6];}
-BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_JSET_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
-SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ERRNO, SECCOMP_RET_ALLOW = 0x80000000, 0x00050000, 0x7FFF0000
-EPERM, ENOSYS = 1, 38
-X32_SYSCALL_BIT = 0x40000000
-CLONE_THREAD = 0x00010000
-CLONE_NAMESPACES = 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00020000
-
-# Refused outright: what escapes, persists, spies or hogs, and no solution needs.
-REFUSED = (
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen", "fsconfig", "fsmount",
-    "fspick", "move_mount", "open_tree", "mount_setattr", "ptrace", "process_vm_readv", "process_vm_writev",
-    "kcmp", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "bpf", "perf_event_open", "userfaultfd",
-    "keyctl", "add_key", "request_key", "fork", "vfork", "execve", "execveat", "socket", "socketpair",
-    "mknod", "mknodat", "chown", "fchown", "lchown", "fchownat", "chmod", "fchmod", "fchmodat", "fchmodat2",
-    "truncate", "fallocate", "setxattr", "lsetxattr", "fsetxattr",
-    "removexattr", "lremovexattr", "fremovexattr", "sched_setscheduler", "sched_setparam", "sched_setattr",
-    "sched_setaffinity", "ioprio_set", "setrlimit", "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "memfd_create", "memfd_secret", "shmget", "msgget", "semget", "mq_open", "open_by_handle_at", "name_to_handle_at",
-    "quotactl",
-    "acct", "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-    "delete_module", "settimeofday", "clock_settime", "adjtimex", "clock_adjtime", "sethostname",
-    "setdomainname", "syslog", "vhangup", "iopl", "ioperm",
-)
-# Signals only to itself: the first argument (pid, or thread group id) must be the child's own pid.
-OWN_PID_FIRST = ("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
-# fcntl's commands that make another process a file's owner, which the kernel then sends the file's I/O
-# signals to (any signal, SIGKILL too, chosen with F_SETSIG): a ``kill`` that passes no pid through ``kill``.
-F_SETOWN, F_SETOWN_EX = 8, 15
-PRIO_PROCESS = 0  # setpriority only on itself: another process with its uid is the grader, or a classmate's child
-
-SYSCALLS = {
-    "x86_64": (0xC000003E, {
-        "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62,
-        "semget": 64, "msgget": 68, "shmget": 29, "truncate": 76, "chmod": 90, "fchmod": 91, "chown": 92,
-        "fcntl": 72, "fchown": 93, "lchown": 94, "ptrace": 101, "fallocate": 285,
-        "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "setpriority": 141, "sched_setparam": 142,
-        "sched_setscheduler": 144, "sched_setaffinity": 203, "vhangup": 153, "pivot_root": 155, "mq_open": 240,
-        "adjtimex": 159, "setrlimit": 160,
-        "chroot": 161, "acct": 163, "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167,
-        "swapoff": 168, "reboot": 169, "sethostname": 170, "setdomainname": 171, "iopl": 172, "ioperm": 173,
-        "init_module": 175, "delete_module": 176, "quotactl": 179, "setxattr": 188, "lsetxattr": 189,
-        "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "tkill": 200,
-        "clock_settime": 227, "tgkill": 234, "kexec_load": 246, "add_key": 248, "request_key": 249,
-        "keyctl": 250, "ioprio_set": 251, "mknodat": 259, "fchownat": 260, "fchmodat": 268, "unshare": 272,
-        "rt_tgsigqueueinfo": 297, "perf_event_open": 298, "prlimit64": 302, "name_to_handle_at": 303,
-        "open_by_handle_at": 304, "clock_adjtime": 305, "setns": 308, "process_vm_readv": 310,
-        "process_vm_writev": 311, "kcmp": 312, "finit_module": 313, "sched_setattr": 314,
-        "memfd_create": 319, "kexec_file_load": 320, "bpf": 321, "execveat": 322, "userfaultfd": 323,
-        "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-        "pidfd_open": 434, "clone3": 435, "pidfd_getfd": 438, "mount_setattr": 442, "memfd_secret": 447,
-        "fchmodat2": 452,
-    }),
-    "aarch64": (0xC00000B7, {
-        "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
-        "fremovexattr": 16, "fcntl": 25, "ioprio_set": 30, "mknodat": 33, "umount2": 39, "mount": 40, "pivot_root": 41,
-        "truncate": 45, "fallocate": 47, "chroot": 51, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55,
-        "vhangup": 58,
-        "quotactl": 60, "acct": 89,
-        "unshare": 97, "kexec_load": 104, "init_module": 105, "delete_module": 106, "clock_settime": 112,
-        "syslog": 116, "ptrace": 117, "sched_setparam": 118, "sched_setscheduler": 119,
-        "sched_setaffinity": 122, "kill": 129,
-        "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "reboot": 142, "sethostname": 161,
-        "setdomainname": 162, "setrlimit": 164, "settimeofday": 170, "adjtimex": 171, "mq_open": 180, "msgget": 186,
-        "semget": 190, "shmget": 194, "socket": 198, "socketpair": 199, "keyctl": 219, "add_key": 217,
-        "request_key": 218, "clone": 220, "setpriority": 140, "execve": 221, "swapon": 224, "swapoff": 225,
-        "rt_tgsigqueueinfo": 240, "perf_event_open": 241, "prlimit64": 261, "name_to_handle_at": 264,
-        "open_by_handle_at": 265, "clock_adjtime": 266, "setns": 268, "process_vm_readv": 270,
-        "process_vm_writev": 271, "kcmp": 272, "finit_module": 273, "sched_setattr": 274,
-        "memfd_create": 279, "bpf": 280, "execveat": 281, "userfaultfd": 282, "kexec_file_load": 294,
-        "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-        "pidfd_open": 434, "clone3": 435, "pidfd_getfd": 438, "mount_setattr": 442, "memfd_secret": 447,
-        "fchmodat2": 452,
-    }),
-}
-
 
 LOADED: dict[str, ctypes.CDLL] = {}
 
@@ -248,7 +159,7 @@ def new_root(plan: dict) -> None:
     mount(None, dev, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
 
     os.chdir(root)
-    check(libc().syscall(SYSCALLS[os.uname().machine][1]["pivot_root"], b".", b"."), "pivot_root")
+    check(libc().syscall(seccomp.SYSCALLS[os.uname().machine][1]["pivot_root"], b".", b"."), "pivot_root")
     check(libc().umount2(b".", MNT_DETACH), "umount the old root")
     os.chdir("/")
     cover(plan["hidden"], plan["hidden_names"])
@@ -288,8 +199,9 @@ def capabilities() -> int:
     return found.get("CapEff", -1) | found.get("CapPrm", -1)
 
 
-def readable_by_nobody(paths: list[str]) -> bool:
-    """Whether ``nobody`` could read every one of ``paths`` (and reach them), by permission bits."""
+def readable_by_nobody(paths: list[str], listed: bool = True) -> bool:
+    """Whether ``nobody`` could reach every one of ``paths`` and, where ``listed``, read (or list) it too,
+    by permission bits."""
     for path in paths:
         current = "/"
         for part in os.path.abspath(path).strip("/").split("/"):
@@ -298,7 +210,7 @@ def readable_by_nobody(paths: list[str]) -> bool:
                 mode = os.stat(current).st_mode
             except OSError:
                 break
-            if not mode & 0o001 or (current == os.path.abspath(path) and not mode & 0o004):
+            if not mode & 0o001 or (listed and current == os.path.abspath(path) and not mode & 0o004):
                 return False
     return True
 
@@ -326,7 +238,8 @@ def drop_privileges(workdir: str) -> str:
     kept = 0
     who = "root of a user namespace"
     if in_initial_user_namespace():
-        if not readable_by_nobody([p for p in sys.path if os.path.exists(p)] + [os.path.dirname(workdir)]):
+        if not (readable_by_nobody([p for p in sys.path if os.path.exists(p)])
+                and readable_by_nobody([os.path.dirname(workdir)], listed=False)):
             kept = 1 << CAP_DAC_READ_SEARCH
         os.chown(workdir, NOBODY, NOBODY)
         parent = os.getppid()
@@ -379,69 +292,6 @@ def release(plan: dict) -> None:
             pass
 
 
-def instruction(code: int, k: int, jt: int | str = 0, jf: int | str = 0) -> list:
-    """One BPF instruction; a jump target may be a label until ``seccomp_program`` resolves it."""
-    return [code, jt, jf, k]
-
-
-def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tuple[int, int, int, int]]:
-    """The filter as (code, jt, jf, k) instructions; jumps may name labels, resolved at the end."""
-    deny, allow = "deny", "allow"
-    program = [
-        instruction(BPF_LD_W_ABS, 4),
-        instruction(BPF_JEQ_K, arch, 1, 0),
-        instruction(BPF_RET_K, SECCOMP_RET_KILL_PROCESS),  # another ABI (i386 on x86_64): no way round
-        instruction(BPF_LD_W_ABS, 0),
-    ]
-    if arch == SYSCALLS["x86_64"][0]:
-        program.append(instruction(BPF_JGE_K, X32_SYSCALL_BIT, deny, 0))
-    program += [instruction(BPF_JEQ_K, table[name], deny, 0) for name in REFUSED if name in table]
-    program += [instruction(BPF_JEQ_K, table["clone3"], "enosys", 0),  # glibc falls back to clone
-                instruction(BPF_JEQ_K, table["clone"], "clone", 0),
-                instruction(BPF_JEQ_K, table["prlimit64"], "prlimit", 0),
-                instruction(BPF_JEQ_K, table["fcntl"], "fcntl", 0),
-                instruction(BPF_JEQ_K, table["setpriority"], "setpriority", 0)]
-    program += [instruction(BPF_JEQ_K, table[name], "own-pid", 0) for name in OWN_PID_FIRST if name in table]
-    program.append(instruction(BPF_RET_K, SECCOMP_RET_ALLOW))
-    labels = {"clone": len(program)}  # threads only (numpy's BLAS starts some), in no new namespace
-    program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JSET_K, CLONE_THREAD, 0, deny),
-                instruction(BPF_JSET_K, CLONE_NAMESPACES, deny, allow)]
-    labels["prlimit"] = len(program)  # reading limits, never setting them
-    program += [instruction(BPF_LD_W_ABS, 32), instruction(BPF_JEQ_K, 0, 0, deny),
-                instruction(BPF_LD_W_ABS, 36), instruction(BPF_JEQ_K, 0, allow, deny)]
-    labels["fcntl"] = len(program)  # any command but making another process the owner of a file's signals
-    program += [instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, F_SETOWN, deny, 0),
-                instruction(BPF_JEQ_K, F_SETOWN_EX, deny, allow)]
-    labels["setpriority"] = len(program)  # its own nice value only: (PRIO_PROCESS, 0 or its own pid)
-    program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JEQ_K, PRIO_PROCESS, 0, deny),
-                instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, 0, allow, 0),
-                instruction(BPF_JEQ_K, own_pid, allow, deny)]
-    labels["own-pid"] = len(program)
-    program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JEQ_K, own_pid, allow, deny)]
-    # BPF only jumps forward: the verdicts come last
-    for label, verdict in ((allow, SECCOMP_RET_ALLOW), (deny, SECCOMP_RET_ERRNO | EPERM),
-                           ("enosys", SECCOMP_RET_ERRNO | ENOSYS)):
-        labels[label] = len(program)
-        program.append(instruction(BPF_RET_K, verdict))
-    for index, ins in enumerate(program):
-        for slot in (1, 2):
-            if isinstance(ins[slot], str):
-                ins[slot] = labels[ins[slot]] - index - 1
-    return [tuple(ins) for ins in program]
-
-
-def install_seccomp() -> bool:
-    """Install the filter on this process (needs no_new_privs); False where the platform has none."""
-    known = SYSCALLS.get(os.uname().machine)
-    if known is None:
-        return False
-    program = seccomp_program(known[0], known[1], os.getpid())
-    filters = b"".join(struct.pack("HBBI", *ins) for ins in program)
-    buffer = ctypes.create_string_buffer(filters, len(filters))
-    fprog = struct.pack("HP", len(program), ctypes.addressof(buffer))
-    return libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) == 0
-
-
 def apply(plan: dict) -> dict:
     """Carry out ``plan``; return what held, as plain data for the report.
 
@@ -454,35 +304,69 @@ def apply(plan: dict) -> dict:
         release(plan)
 
 
-def carry_out(plan: dict) -> dict:
-    """Each step of ``apply``, in order."""
-    held = {"filesystem": "shared with the grader", "user": "unchanged", "capabilities_left": True,
-            "no_new_privs": False, "seccomp": False}
-    if plan["isolated"]:
-        try:
-            new_root(plan)
-            held["filesystem"] = "minimal root"
-        except OSError as exc:
-            held["filesystem"] = f"not confined ({exc})"
+def minimal_root(plan: dict, held: dict) -> dict:
+    """Layer ``filesystem``: with namespaces, the minimal root (``new_root``); without, the grader's own."""
+    if not plan["isolated"]:
+        return {"held": False, "detail": "shared with the grader"}
     try:
-        held["user"] = drop_privileges(plan["workdir"])
+        new_root(plan)
     except OSError as exc:
-        held["user"] = f"not dropped ({exc})"
-    held["capabilities"] = capabilities()
-    held["capabilities_left"] = held["capabilities"] != 0
-    held["no_new_privs"] = libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+        return {"held": False, "detail": f"not confined ({exc})"}
+    return {"held": True, "detail": "minimal root"}
+
+
+def no_privileges(plan: dict, held: dict) -> dict:
+    """Layer ``user``: who the child is now (``drop_privileges``) and the capabilities it has left."""
     try:
-        held["landlock"] = restrict_files(plan, held["filesystem"] == "minimal root")
+        who = drop_privileges(plan["workdir"])
     except OSError as exc:
-        held["landlock"] = {"abi": 0, "error": str(exc)}
-    if held["user"].startswith("nobody") and "error" not in held["landlock"]:
+        who = f"not dropped ({exc})"
+    left = capabilities()
+    return {"held": left == 0, "who": who, "capabilities": left}
+
+
+def no_new_privileges(plan: dict, held: dict) -> dict:
+    """Layer ``no_new_privs``: nothing the child runs can gain a privilege (a set-uid program's)."""
+    return {"held": libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0}
+
+
+def file_rules(plan: dict, held: dict) -> dict:
+    """Layer ``landlock``: what the child may read and write (``restrict_files``), with its ABI."""
+    try:
+        result = restrict_files(plan, held["filesystem"]["held"])
+    except OSError as exc:
+        result = {"abi": 0, "error": str(exc)}
+    if held["user"].get("who", "").startswith("nobody") and "error" not in result:
         # Dumpable again (a change of uid made it not): its /proc entry is then nobody's, so that the grading
         # process, root without CAP_SYS_PTRACE in a Docker container, can read its descriptors as nobody
         # (``sandbox.seen_as``). No other child can: Landlock keeps each out of the others' entries and
         # refuses tracing outside its own domain, and the filter refuses ptrace.
         libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-    held["seccomp"] = held["no_new_privs"] and install_seccomp()
+    return {"held": "error" not in result, "abi": result["abi"], "detail": result.get("error", "")}
+
+
+def system_call_filter(plan: dict, held: dict) -> dict:
+    """Layer ``seccomp``: the filter (``seccomp``), which the kernel takes only under ``no_new_privs``."""
+    return {"held": held["no_new_privs"]["held"] and seccomp.install(libc())}
+
+
+# The layers in the order the child takes them: each step is given the plan and the results so far, and
+# returns its own result, ``{"held": bool, ...}``, as ``grader.child.layers`` declares it.
+LAYERS = (("filesystem", minimal_root), ("user", no_privileges), ("no_new_privs", no_new_privileges),
+          ("landlock", file_rules), ("seccomp", system_call_filter))
+
+
+def carry_out(plan: dict) -> dict:
+    """Each step of ``LAYERS``, in order; what each held, by its name. A step that fails for a reason it
+    did not foresee did not hold, and the rest are taken all the same."""
+    held: dict[str, dict] = {}
+    for name, step in LAYERS:
+        try:
+            held[name] = step(plan, held)
+        except Exception as exc:  # noqa: BLE001 - reported; the grading process trusts only what it hears
+            held[name] = {"held": False, "detail": f"{type(exc).__name__}: {exc}"}
     for name in [m for m in sys.modules if m == "ctypes" or m.startswith("ctypes.") or m == "_ctypes"]:
         del sys.modules[name]
     vars(landlock).clear()  # its system-call function too: nothing of ctypes is left for the submission
+    vars(seccomp).clear()
     return held

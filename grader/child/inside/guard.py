@@ -104,6 +104,95 @@ def off_limits(hidden):
     return identities([*hidden, *packages])
 
 
+# The path logic of the hook, pure and testable alone: what a path resolves to and whether it reaches the
+# grader's files. Everything they call is bound as a keyword default when this module runs, in the fork
+# server, before any submission code: a submission that replaces ``os.lstat``, ``os.path.realpath`` or
+# ``str.split`` later changes nothing they decide. ``install_guard`` keeps their internals out of reach.
+
+def as_text(value, *, _str=str, _bytes=bytes, _type=type, _isinstance=isinstance, _copy=str.__getitem__,
+            _decode=bytes.decode, _all=slice(None)):
+    """``value`` as an exact ``str`` (made in C, whatever subclass it was), or ``None``."""
+    if _type(value) is _str:
+        return value
+    if _isinstance(value, _str):
+        return _copy(value, _all)
+    if _isinstance(value, _bytes):
+        return _decode(value, "utf-8", "surrogateescape")
+    return None
+
+
+def reaches(path, off_limits, named, *, _stat=os.stat, _getcwd=os.getcwd, _rpartition=str.rpartition,
+            _startswith=str.startswith, _item=tuple.__getitem__, _OSError=OSError, _ValueError=ValueError,
+            _normpath=os.path.normpath):
+    """Whether ``path`` (an exact ``str``) or a directory on the way to it is off limits: one of
+    ``off_limits`` (``(st_dev, st_ino)`` pairs, ``identities``), asked of the kernel prefix by prefix, so
+    links, ``..`` and ``/proc/self/root`` change nothing; or, by name, ``named`` or beneath one of them (the
+    resolved directories of the grader), so that where the grader's files are not there at all (the
+    minimal root) trying to reach them counts the same as where they are. A relative path is taken from
+    the current directory, wherever that is."""
+    if not _startswith(path, "/"):
+        try:
+            path = _getcwd() + "/" + path
+        except _OSError:
+            pass
+    normal = _normpath(path)
+    for root in named:
+        if normal == root or _startswith(normal, root + "/"):
+            return True
+    while path:
+        try:
+            status = _stat(path)
+        except (_OSError, _ValueError):
+            pass
+        else:
+            if (_item(status, 2), _item(status, 1)) in off_limits:
+                return True
+        head = _rpartition(path, "/")[0]
+        if head == path:
+            return False
+        path = head
+    return False
+
+def resolve(path, *, _lstat=os.lstat, _readlink=os.readlink, _getcwd=os.getcwd, _is_link=stat.S_ISLNK,
+            _item=tuple.__getitem__, _split=str.split, _rpartition=str.rpartition, _startswith=str.startswith,
+            _text=as_text, _list=list, _pop=list.pop, _OSError=OSError, _ValueError=ValueError):
+    """``os.path.realpath`` of an exact ``str``, made only of functions bound before the submission ran:
+    ``os.path.realpath`` looks ``os.lstat``, ``os.readlink`` and ``stat.S_ISLNK`` up when it is called,
+    and a submission that replaced them could make a path outside the working directory look inside."""
+    if not _startswith(path, "/"):
+        try:
+            path = _getcwd() + "/" + path
+        except _OSError:
+            return path
+    pending, resolved, links = _split(path, "/"), "", 0
+    pending.reverse()
+    while pending:
+        part = _pop(pending)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            resolved = _rpartition(resolved, "/")[0]
+            continue
+        candidate = resolved + "/" + part
+        try:
+            link = _is_link(_item(_lstat(candidate), 0))
+        except (_OSError, _ValueError):
+            link = False
+        if not link:
+            resolved = candidate
+            continue
+        links += 1
+        target = _text(_readlink(candidate)) if links <= 40 else None
+        if target is None:  # a loop of links: what it names is nothing the kernel would open
+            return candidate
+        if _startswith(target, "/"):
+            resolved = ""
+        more = _split(target, "/")
+        more.reverse()
+        pending += more
+    return resolved or "/"
+
+
 def install_guard(workdir, hidden, local_names, protected):
     """Install the audit hook (PEP 578); return the function that lists what it recorded.
 
@@ -155,17 +244,6 @@ def install_guard(workdir, hidden, local_names, protected):
     def is_guarded(obj, *, _ids=frozenset(), _id=id):  # ``_ids`` is set below, once all exist
         return _id(obj) in _ids
 
-    def as_text(value, *, _str=str, _bytes=bytes, _type=type, _isinstance=isinstance, _copy=str.__getitem__,
-                _decode=bytes.decode, _all=slice(None)):
-        """``value`` as an exact ``str`` (made in C, whatever subclass it was), or ``None``."""
-        if _type(value) is _str:
-            return value
-        if _isinstance(value, _str):
-            return _copy(value, _all)
-        if _isinstance(value, _bytes):
-            return _decode(value, "utf-8", "surrogateescape")
-        return None
-
     def check_import(name, *, _text=as_text, _note=note, _partition=str.partition, _local=local_names,
                      _forbidden=frozenset(FORBIDDEN_MODULES), _unsafe=frozenset(UNSAFE_MODULES),
                      _ImportError=ImportError):
@@ -182,83 +260,13 @@ def install_guard(workdir, hidden, local_names, protected):
 
     named = tuple(os.path.realpath(h) for h in hidden)
 
-    def reaches(path, *, _off_limits=blocked, _stat=os.stat, _getcwd=os.getcwd, _rpartition=str.rpartition,
-                _startswith=str.startswith, _item=tuple.__getitem__, _OSError=OSError, _ValueError=ValueError,
-                _named=named, _normpath=os.path.normpath):
-        """Whether ``path`` or a directory on the way to it is off limits (each prefix is
-        asked of the kernel, so links, ``..`` and ``/proc/self/root`` change nothing; a
-        relative path is taken from the current directory, wherever that is). A path is
-        also off limits by name, so that where the grader's files are not there at all
-        (the minimal root) trying to reach them counts the same as where they are."""
-        if not _startswith(path, "/"):
-            try:
-                path = _getcwd() + "/" + path
-            except _OSError:
-                pass
-        normal = _normpath(path)
-        for root in _named:
-            if normal == root or _startswith(normal, root + "/"):
-                return True
-        while path:
-            try:
-                status = _stat(path)
-            except (_OSError, _ValueError):
-                pass
-            else:
-                if (_item(status, 2), _item(status, 1)) in _off_limits:
-                    return True
-            head = _rpartition(path, "/")[0]
-            if head == path:
-                return False
-            path = head
-        return False
-
-    def resolve(path, *, _lstat=os.lstat, _readlink=os.readlink, _getcwd=os.getcwd, _is_link=stat.S_ISLNK,
-                _item=tuple.__getitem__, _split=str.split, _rpartition=str.rpartition, _startswith=str.startswith,
-                _text=as_text, _list=list, _pop=list.pop, _OSError=OSError, _ValueError=ValueError):
-        """``os.path.realpath`` of an exact ``str``, made only of functions bound before the submission ran:
-        ``os.path.realpath`` looks ``os.lstat``, ``os.readlink`` and ``stat.S_ISLNK`` up when it is called,
-        and a submission that replaced them could make a path outside the working directory look inside."""
-        if not _startswith(path, "/"):
-            try:
-                path = _getcwd() + "/" + path
-            except _OSError:
-                return path
-        pending, resolved, links = _split(path, "/"), "", 0
-        pending.reverse()
-        while pending:
-            part = _pop(pending)
-            if part in ("", "."):
-                continue
-            if part == "..":
-                resolved = _rpartition(resolved, "/")[0]
-                continue
-            candidate = resolved + "/" + part
-            try:
-                link = _is_link(_item(_lstat(candidate), 0))
-            except (_OSError, _ValueError):
-                link = False
-            if not link:
-                resolved = candidate
-                continue
-            links += 1
-            target = _text(_readlink(candidate)) if links <= 40 else None
-            if target is None:  # a loop of links: what it names is nothing the kernel would open
-                return candidate
-            if _startswith(target, "/"):
-                resolved = ""
-            more = _split(target, "/")
-            more.reverse()
-            pending += more
-        return resolved or "/"
-
     def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=resolve,
                    _roots=writable, _sep=os.sep, _startswith=str.startswith, _other=another_process,
-                   _own=own_pid, _PermissionError=PermissionError):
+                   _own=own_pid, _blocked=blocked, _named=named, _PermissionError=PermissionError):
         path = _text(path)
         if path is None:
             return None
-        if _reaches(path):
+        if _reaches(path, _blocked, _named):
             _note(f"read {path}")
             return _PermissionError(f"{path}: the grader's files are off limits")
         if _other(_text(_realpath(path)) or "", _own):
@@ -389,8 +397,10 @@ def install_guard(workdir, hidden, local_names, protected):
             raise _ImportError("posix cannot be reloaded while grading")
         return _exec(module)
 
-    functions = (note, is_guarded, as_text, check_import, reaches, resolve, check_path, attribute, relative, decide,
-                 hook, find_spec, recorded, open_file, create_builtin, exec_builtin)
+    # The module's path logic too (``another_process``, ``as_text``, ``reaches``, ``resolve``): a refusal's
+    # traceback shows the hook's frame, whose globals name them.
+    functions = (note, is_guarded, as_text, another_process, check_import, reaches, resolve, check_path, attribute,
+                 relative, decide, hook, find_spec, recorded, open_file, create_builtin, exec_builtin)
     is_guarded.__kwdefaults__ = {**is_guarded.__kwdefaults__, "_ids": frozenset(map(id, functions))}
     _frozen_importlib._find_spec = find_spec
     util = sys.modules.get("importlib.util")

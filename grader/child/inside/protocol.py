@@ -9,7 +9,7 @@ Before any submission code runs, the child confines itself (``confinement``:
 with namespaces a minimal root where the grader's files do not exist; on Linux
 no privileges, Landlock and a seccomp filter) and installs the audit hook last
 (``guard``). Then it loads the submission (``loading``) and answers cases
-(``cases``).
+(``cases``); or, for ``--execute``, runs a notebook's cells (``kernel``).
 """
 
 import _json
@@ -18,7 +18,7 @@ import os
 import sys
 import types
 
-from . import confinement
+from . import confinement, kernel
 from .cases import backward_case, call_case, load_engine, op_case, train_case, with_interface
 from .guard import install_guard, local_module_names, no_threads
 from .loading import StandInFinder, load
@@ -77,7 +77,7 @@ def confine(plan):
     try:
         return confinement.apply(plan)
     except Exception as exc:  # noqa: BLE001 - reported, and the grading process trusts nothing it did not hear
-        return {"filesystem": f"not confined ({type(exc).__name__}: {exc})"}
+        return {"filesystem": {"held": False, "detail": f"not confined ({type(exc).__name__}: {exc})"}}
     finally:
         vars(confinement).clear()
 
@@ -102,8 +102,21 @@ def start_guards(request, protected):
     return install_guard(request["workdir"], request["hidden"], local_names, protected), held
 
 
+def start_kernel(request, protected, api):
+    """The notebook kernel's start (``kernel``): IPython made ready, the process confined as every child is,
+    the shell made, the audit hook installed last; what tells the hook's records, and what held of the
+    confinement. No stand-ins for missing modules and no refusal of threads: the cells run as submitted,
+    as Jupyter would run them, within what the confinement allows."""
+    kernel.prepare()
+    held = confine(request["confinement"])
+    sys.stdout = CappedOutput(1, request["output_cap"])
+    sys.stderr = CappedOutput(2, request["output_cap"])
+    api["parts"] = {"shell": kernel.shell(request["workdir"])}  # the notebook's namespace is the shell's
+    return install_guard(request["workdir"], request["hidden"], frozenset(), protected), held
+
+
 HANDLERS = {"load": load, "op": with_interface(op_case), "backward": with_interface(backward_case),
-            "train": train_case, "call": call_case, "module": with_interface(module_case),
+            "train": train_case, "call": call_case, "cell": kernel.run_cell, "module": with_interface(module_case),
             "optimizer": optimizer_case, "loop": loop_case}
 
 
@@ -136,7 +149,10 @@ def main(shipped, namespaces):
         if request["kind"] == "init":
             if engine is not None:
                 api["engine"] = load_engine(engine)
-            recorded, held = start_guards(request, namespaces)
+            if request.get("kernel"):
+                recorded, held = start_kernel(request, namespaces, api)
+            else:
+                recorded, held = start_guards(request, namespaces)
             reply = {"confinement": held}
         else:
             handler = HANDLERS[request["kind"]]
