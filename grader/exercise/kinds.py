@@ -137,7 +137,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("at", "points", required=False, doc="the points where the course's own notebook checks it"),
     ), part=("function", "function"), summary="a function that returns the gradient of the course's function, "
                                                "derived by hand"),
-    Kind("module", None, MODULES, "module", "both", ANY | {
+    Kind("module", None, MODULES, "module", "both", ANY | NODES | {
         "nested-parameters", "wrong-parameters", "missing-bias", "wrong-activation", "wrong-output", "detached-data",
         "grad-not-reset"}, modules.checks, options=(
         Option("class", "name", doc="the learner's class, as the course names it (Neuron, Linear, MLP)"),

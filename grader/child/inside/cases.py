@@ -162,6 +162,9 @@ def with_interface(handler):
     """``handler`` once the grader knows how to make nodes of the student's class."""
 
     def run(api, request):
+        if "Value" not in api["parts"]:  # a module's case, of a submission with no value class to make nodes of
+            return {"error": {"type": "InterfaceError", "message": "the submission defines no value class, so no "
+                              "node can be made", "phase": "load", "line": None, "file": None}}
         if "interface" not in api:
             computed = computed_attributes(api["parts"]["Value"])
             if computed:
