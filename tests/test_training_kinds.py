@@ -139,3 +139,11 @@ def test_what_an_optimizer_does_is_never_trusted(tmp_path, mode, body, code):
     report = grade(path, Options(config=parse({"targets": {"t": {**OPTIMIZER, "time_limit": 3}}}, "c.toml"))).to_json()
     assert [d["code"] for d in report["diagnoses"]] == [code], report["diagnoses"]
     assert report["score"] == 0.0 or code != "missing-update"
+
+
+def test_a_check_of_a_target_whose_name_holds_a_dot_can_be_hidden():
+    """``SGD.step``'s checks are named as any target's: ``hidden = ["zero-gradient"]``, not ``step.zero-gradient``."""
+    table = {**OPTIMIZER, "hidden": ["zero-gradient"]}
+    assert parse({"targets": {"SGD.step": table}}, "course.toml").targets[0].hidden == ("zero-gradient",)
+    with pytest.raises(ConfigError, match="no check 'step.zero-gradient'"):
+        parse({"targets": {"SGD.step": {**OPTIMIZER, "hidden": ["step.zero-gradient"]}}}, "course.toml")

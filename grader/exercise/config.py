@@ -201,7 +201,7 @@ def parse_target(name: str, table: object, key: str, time_limit: float) -> Targe
                               f"({', '.join(options['inputs'])})")
     hidden = table.get("hidden", [])
     try:
-        check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
+        check_names = [c.id.removeprefix(f"{name}.") for c in kind.checks(name, options)]  # a name may hold dots
     except ValueError as exc:  # options that are each right but do not go together, said by the kind: "key: why"
         raise ConfigError(f"{key} {exc}") from None
     if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
