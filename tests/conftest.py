@@ -17,8 +17,9 @@ import platforms  # noqa: E402  (found through the path above)
 # which still runs every module of the grader; ``python -m pytest`` runs everything.
 SLOW = {
     "test_assignments.py", "test_batch.py", "test_batch_names.py", "test_classroom.py", "test_course_config.py",
-    "test_drawing.py", "test_execute_attacks.py", "test_forgery.py", "test_golden.py", "test_hostile.py",
-    "test_html.py", "test_installs.py", "test_kind_attacks.py", "test_notebook.py", "test_op_mutants.py",
+    "test_coursework.py", "test_drawing.py", "test_execute_attacks.py", "test_forgery.py", "test_golden.py",
+    "test_hostile.py", "test_html.py", "test_installs.py", "test_kind_attacks.py", "test_notebook.py",
+    "test_op_mutants.py",
     "test_page_attacks.py", "test_pages.py", "test_platform_attacks.py", "test_platform_trust.py",
     "test_platforms.py", "test_pytest_plugin.py", "test_realstyle.py", "test_refused.py", "test_replay.py",
     "test_replay_trust.py", "test_report_escaping.py", "test_routes.py", "test_course_notebook.py",

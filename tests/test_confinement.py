@@ -32,6 +32,7 @@ from grader.errors import InputError
 from grader.exercise.cases import Case
 from grader.grade import Options, grade
 from grader.judging.plan import plan_op
+from grader.submission import folder as walked
 from grader.submission import source
 from grader.submission.source import read_submission
 
@@ -354,7 +355,7 @@ def test_oversized_submissions_are_refused_before_parsing(tmp_path, name, conten
 
 
 def test_a_folder_with_too_many_entries_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(source, "MAX_ENTRIES", 50)  # the real limit is 5000: the same walk, made quick
+    monkeypatch.setattr(walked, "MAX_ENTRIES", 50)  # the real limit is 5000: the same walk, made quick
     folder = tmp_path / "student"
     (folder / "data").mkdir(parents=True)
     (folder / "micrograd.py").write_text(SOLUTION)

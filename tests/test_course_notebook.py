@@ -83,7 +83,7 @@ def test_every_learners_report_names_what_was_not_graded(assignment, name):
     the tutorial's modules and its earlier steps, the homework's Tensor, nn, optim and training notebook."""
     found = {u["name"] for u in report(assignment, name)["ungraded"]}
     expected = {"karpathy_exercises": set(), "tutorial_deep": {"Neuron", "Layer", "MLP", "Module"},
-                "dl_course_hw1": {"Tensor", "Linear", "CrossEntropyLoss", "SGD", "test_nn.ipynb"}}[assignment]
+                "dl_course_hw1": {"Tensor", "Linear", "CrossEntropyLoss", "SGD", "train_one_epoch"}}[assignment]
     assert expected <= found, found
     assert not found & {"gradf", "f", "_as_value", "Sequential", "micrograd/test/test_engine.py"}
 

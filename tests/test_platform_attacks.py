@@ -430,3 +430,38 @@ def test_code_a_numerical_gradient_runs_again_is_as_confined_as_at_load(grading,
     report = json.loads(result.stdout)
     scores = {t: s["score"] for t, s in report["targets"].items()}
     assert (scores, breaches, pth_ran) == ({"numerical_grad": 10.0}, [], False), printed(result)
+COURSEWORK = Path(__file__).parent / "coursework"
+COURSES = Path(__file__).parent / "courses"
+
+
+def test_modules_and_optimizers_reach_no_grader_code_in_every_mode(grading, workspace):
+    """The child that grades modules and optimizers holds no loss, neuron, layer or optimizer of the grader's, in
+    every platform mode: a cross-entropy that sums where it should average and an SGD that updates the gradients,
+    each looking through the harness's frames for the grader's own to use instead, are graded as what they
+    compute; the grader's files stay as they were."""
+    homework = (COURSEWORK / "hw_lists.py").read_text()  # no numpy: not every platform's grader has it
+    source = homework.replace("        return total / len(target)\n", "        return total\n").replace(
+        "            p.data = p.data - self.lr * p.grad\n",
+        "            p.grad = p.grad - self.lr * p.grad\n") + attack("borrow_grader_modules") + (
+        "\n_MINE = (CrossEntropyLoss, SGD, Linear, ReLU)\n"
+        "_own_forward, _own_step = CrossEntropyLoss.forward, SGD.step\n"
+        "def _forward(self, logits, target):\n"
+        "    found = _grader_class('Loss', 'CrossEntropyLoss')\n"
+        "    return found('cross-entropy')(logits, target) if found else _own_forward(self, logits, target)\n"
+        "def _step(self):\n"
+        "    found = _grader_class('SGD')\n"
+        "    return found.step(self) if found else _own_step(self)\n"
+        "CrossEntropyLoss.forward, SGD.step = _forward, _step\n")
+    folder = workspace / "modules"
+    folder.mkdir()
+    (folder / "work.py").write_text(source)
+    (folder / "course.toml").write_text((COURSES / "dl-course-nn.toml").read_text())
+    grading.hand_over(folder)
+    watched = watch(grading)
+    result = grading.run("grade", str(folder / "work.py"), "--format", "json", "--config", str(folder / "course.toml"),
+                         cwd=folder)
+    assert result.returncode == 1, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    found = {(d["target"], d["code"]) for d in report["diagnoses"]}
+    assert found == {("CrossEntropyLoss", "wrong-output"), ("SGD.step", "wrong-update")}, report["diagnoses"]
+    assert watched.breaches(result.stdout, result.stderr) == []

@@ -12,7 +12,7 @@ from helpers import SOLUTION, micrograde
 from test_ci_formats import GRADESCOPE
 from test_classroom import RESULT_V1, RUNNER_ENV
 
-from grader.submission import source
+from grader.submission import folder as walked
 
 
 def test_a_notebook_heavy_with_plots_is_graded_on_its_code(mode, tmp_path):
@@ -21,7 +21,7 @@ def test_a_notebook_heavy_with_plots_is_graded_on_its_code(mode, tmp_path):
             "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"image/png": image}}]}
     notebook = tmp_path / "micrograd.ipynb"
     notebook.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [cell]}))
-    assert notebook.stat().st_size > source.MAX_FILE_BYTES[".ipynb"]
+    assert notebook.stat().st_size > walked.MAX_FILE_BYTES[".ipynb"]
     result = micrograde("grade", str(notebook), "--format", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -42,13 +42,13 @@ def test_a_folder_of_thousands_of_files_gets_a_load_error_report(tmp_path, kind)
     folder = tmp_path / "student"
     (folder / "data").mkdir(parents=True)
     (folder / "engine.py").write_text(SOLUTION)
-    for i in range(source.MAX_ENTRIES + 1):
+    for i in range(walked.MAX_ENTRIES + 1):
         (folder / "data" / f"{i}.txt").touch()
     out = tmp_path / "report.json"
     result = micrograde("grade", str(folder), "--format", kind, "--output", str(out),
                         env=RUNNER_ENV if kind == "classroom50" else None)
     assert result.returncode == 1, result.stderr
-    assert f"more than {source.MAX_ENTRIES} files and folders" in result.stderr
+    assert f"more than {walked.MAX_ENTRIES} files and folders" in result.stderr
     report = json.loads(out.read_text())
     if kind == "json":
         [diagnosis] = report["diagnoses"]

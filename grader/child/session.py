@@ -188,21 +188,24 @@ class Session:
     def open(self) -> None:
         """Start the processes; a load that hangs or dies is recorded, not raised.
 
-        The plain child loads first; the other lanes' children (``train_step``'s) start and load
-        alongside it (each has a core of its own on most machines); if such an early load is lost, the
-        child is started again when its target is graded, as if it had never been tried. Without
-        namespaces the children share one working directory, and a submission that writes and reads
-        back a file as it loads would race its other self: there the others load once the first has.
+        The child of the exercise's first lane (the plain one, for the ops, where it grades any) loads
+        first; the other lanes' children (``train_step``'s, the modules') start and load alongside it (each
+        has a core of its own on most machines); if such an early load is lost, the child is started
+        again when its target is graded, as if it had never been tried. A lane no target grades in starts
+        no child. Without namespaces the children share one working directory, and a submission that
+        writes and reads back a file as it loads would race its other self: there the others load once
+        the first has.
         """
         if self.submission.directory is not None:
             copy_sources(self.submission, self.workdir / "submission")
+        lane = self.exercise.lanes[0]
         try:
-            first = self.launch()
-            shared = not self.workers[PLAIN].sandbox.isolated
+            first = self.launch(lane)
+            shared = not self.workers[lane].sandbox.isolated
             early = {} if shared else self.launch_early()
             # The search loads while the children start (Hypothesis itself only if a search needs it).
             importlib.import_module("grader.search.engine")
-            said = self.settle(PLAIN, first)
+            said = self.settle(lane, first)
         except WorkerLost as lost:
             self.loaded = Loaded(violations=tuple(self.watch.violations), lost=lost)
             self.close()
@@ -223,9 +226,7 @@ class Session:
         """Launch the child of every other lane the exercise grades in; the load request of each (not of a
         child lost as it started)."""
         launched = {}
-        for lane in self.exercise.lanes:
-            if lane == PLAIN:
-                continue
+        for lane in self.exercise.lanes[1:]:
             try:
                 launched[lane] = self.launch(lane)
             except WorkerLost:

@@ -54,8 +54,8 @@ _main(_shipped, _namespaces)
 """
 # The child's modules, each after those it imports; the last is the entry point.
 CHILD_MODULES = ("policy", "failures", "reading", "interface", "graphs", "isolation", "cases", "entries", "tensors",
-                 "loading", "numeric", "expression", "guard", "landlock", "allowlist", "seccomp", "confinement",
-                 "kernel", "protocol")
+                 "modules", "loops", "loading", "numeric", "expression", "guard", "landlock", "allowlist", "seccomp",
+                 "confinement", "kernel", "protocol")
 FORK_SERVER_MODULES = (*CHILD_MODULES, "forkserver")
 # In the command line of the fork server, and so of every child it forks, with the pid of the
 # grading process that started it: a leftover child can be found, and told from another grader's.
@@ -82,13 +82,16 @@ def renamed(code: types.CodeType, filename: str) -> types.CodeType:
     return code.replace(co_filename=filename, co_consts=consts)
 
 
-def training_engine() -> types.CodeType:
-    """The training engine's code: ``inside/training.py`` and, on top, the reference MLP with its import of the
-    reference engine left out (its ``Value`` is the training engine's), as one module, named ``training``.
-    The reference engine itself never enters a child."""
+def training_engine(models: bool = True) -> types.CodeType:
+    """The training engine's code: ``inside/training.py`` and, on top (``models``), the reference MLP, its losses
+    and SGD with its import of the reference engine left out (its ``Value`` is the training engine's), as one
+    module, named ``training``. The reference engine itself never enters a child."""
     engine = ast.parse((INSIDE / "training.py").read_text(encoding="utf-8"))
-    mlp = ast.parse(Path(importlib.util.find_spec(MLP).origin).read_text(encoding="utf-8"))
-    body = [node for node in mlp.body if not (isinstance(node, ast.ImportFrom) and node.module == "reference.engine")]
+    body = []
+    if models:
+        mlp = ast.parse(Path(importlib.util.find_spec(MLP).origin).read_text(encoding="utf-8"))
+        body = [node for node in mlp.body
+                if not (isinstance(node, ast.ImportFrom) and node.module == "reference.engine")]
     return compile(ast.Module([*engine.body, *body], type_ignores=[]), "<training>", "exec")
 
 

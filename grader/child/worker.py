@@ -48,8 +48,8 @@ def compiled(lane: Lane) -> bytes:
     """What a child of ``lane`` is shipped beside the modules of ``grader/child/inside/`` (the fork server
     has run those, ``grader.child.shipping``), made once a process, before the first child starts (nothing
     a submission does later can change what the next child is given): the training engine, for the lane
-    that has it only."""
-    return blob(shipment((), training_engine() if lane.training_engine else None))
+    that has it only (with the reference MLP, losses and SGD for the lane that has them)."""
+    return blob(shipment((), training_engine(lane.models) if lane.training_engine else None))
 
 
 class WorkerLost(BaseException):

@@ -161,7 +161,7 @@ CODES: dict[str, Code] = {code.name: code for code in (
     Code('wrong-loss', 'train_step',
          meaning='the returned value is not the loss before the update, or the loss itself is wrong (then the '
                  'update, which follows it, is not blamed too)',
-         what='train_step returns the wrong loss: it should be the loss before the update, as a number.',
+         what='{method} returns the wrong loss: it should be {detail}.',
          concept='Keep the loss of the forward pass and return its .data, computed before any parameter changes.'),
     Code('wrong-derivative', 'a gradient',
          meaning="the gradient the learner derived is not the course's function's: the message names the partial "
@@ -230,13 +230,14 @@ CODES: dict[str, Code] = {code.name: code for code in (
          what='{method} divides the difference of f by the wrong length: the estimate is off by a constant factor.',
          concept='A difference quotient is the change in f divided by the distance between the two points it '
                  'compares, taken in the same direction.'),
-    Code('detached-data', 'a whole expression',
-         meaning='part of the computation goes through `.data`, a plain number, so no gradient flows along that '
-                 'path: the value is right, the gradients are not',
+    Code('detached-data', 'a whole expression, a module',
+         meaning='the value is right but some input or parameter gets no gradient from it: part of the computation '
+                 'goes through `.data`, a plain number, so no gradient flows along that path',
          what='{method} gives the right value, but part of the computation goes through .data, a plain number: no '
-              'gradient flows back along that path.',
+              'gradient flows back along that path to the inputs or parameters it came from.',
          concept='Keep every step of the computation on Values, with their operations: .data is a number the graph '
-                 'cannot see, so the backward pass cannot reach what it came from.'),
+                 'cannot see, so the backward pass cannot reach what it came from; read .data only for numbers '
+                 'that need no gradient.'),
     Code('wrong-expression', 'a whole expression',
          meaning="the computation's value is wrong although every op computes right from its operands: the "
                  "learner's function computes something else",
@@ -244,6 +245,41 @@ CODES: dict[str, Code] = {code.name: code for code in (
               'its operands.',
          concept='Write the computation from its definition, step by step with the Value operations, and check its '
                  'value by hand on the smallest case.'),
+    Code('nested-parameters', 'a module',
+         meaning='`parameters()` returns lists of Values (one per neuron or layer) instead of one flat list',
+         what='{method}.parameters() returns lists nested in its list (one per neuron or layer), not one flat list '
+              'of Values.',
+         concept='parameters() is one flat list of every Value the module learns: gather the parameters of its '
+                 'parts into one list, so that a training loop can update each p.data.'),
+    Code('wrong-parameters', 'a module',
+         meaning="`parameters()` leaves out, repeats or adds Values: not exactly the module's weights and biases, "
+                 'once each (any consistent order is right)',
+         what="{method}.parameters() does not hold exactly the module's weights and biases, each once.",
+         concept='Every weight and every bias the module uses is a parameter, listed once: those are the Values a '
+                 'training loop updates.'),
+    Code('missing-bias', 'a neuron, a layer, an MLP, a linear layer',
+         meaning='the bias is a parameter but is never added in the forward pass',
+         what='{method} never adds its bias: its output is the weighted sum of the inputs alone.',
+         concept='A neuron computes w . x + b: the bias is added to the weighted sum, before any nonlinearity, '
+                 'and learned like the weights.'),
+    Code('wrong-activation', 'a neuron, a layer, an MLP',
+         meaning="the wrong nonlinearity: another function than the course's, one where none belongs (an MLP's last "
+                 'layer, a neuron asked to be linear), or none where one belongs',
+         what='{method} applies the wrong nonlinearity: another function, or one where none belongs, or none where '
+              'one does.',
+         concept="A nonlinear neuron applies the course's nonlinearity to w . x + b, a linear one applies nothing; "
+                 "an MLP's last layer is linear."),
+    Code('wrong-output', 'a module',
+         meaning="the module's outputs (or their gradients) are not the reference's for the same parameters and "
+                 'inputs, in a way no named mistake explains',
+         what='{method} computes the wrong output for the same parameters and inputs.',
+         concept='Compute what the module is defined to compute from its parameters and inputs, with Value '
+                 'operations only, so that the output is right and gradient flows back to every Value.'),
+    Code('grad-not-reset', 'a module, an optimizer',
+         meaning="`zero_grad()` leaves some parameter's gradient other than 0",
+         what="{method}: after zero_grad(), some parameter's gradient is not 0.",
+         concept='zero_grad() sets the gradient of every parameter back to 0 before the next backward pass, '
+                 'because backward() only adds to .grad.'),
     Code('load-error', 'submission',
          meaning='the submission cannot be read or run (syntax error, with the Python version it needs when that '
                  'is the cause; exception at import)',

@@ -41,7 +41,7 @@ def counterexample(verdict: Verdict, focus: str) -> Counterexample | None:
         return Counterexample(case.label, {}, dict(verdict.expected), dict(verdict.actual), "reference")
     expression = case.label
     drawing = verdict.graph or None
-    if focus != "grad" and not verdict.forward_ok:
+    if focus != "grad" and not verdict.forward_ok and verdict.expected_data is not None:
         return Counterexample(expression, case.values, {"data": verdict.expected_data},
                               {"data": verdict.actual_data}, "reference", drawing)
     return Counterexample(expression, case.values, dict(verdict.expected), dict(verdict.actual),

@@ -4,13 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.diagnosis import blame, equality, expression, feedback, gradients, numeric, rules, tensors, training
+from grader.diagnosis import (
+    blame,
+    equality,
+    expression,
+    feedback,
+    gradients,
+    loops,
+    members,
+    modules,
+    numeric,
+    optimizers,
+    rules,
+    tensors,
+    training,
+)
 from grader.diagnosis.findings import Diagnosis
 from grader.exercise import ops
 from grader.exercise.cases import Case, TrainCase
+from grader.exercise.loops import RETURNED
 from grader.exercise.targets import Target
 from grader.judging.judge import Verdict
-from grader.submission.source import Submission
+from grader.submission.source import Location, Submission
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
@@ -22,8 +37,8 @@ NUMBER_TYPES = ("int", "float", "bool")
 
 
 def refined(code: str, verdict: Verdict | None, kind: str) -> str:
-    """A crash that is a module missing where micrograde runs, a train_step asking the exercise's
-    model for what it does not have (``p.zero_grad()``), or a train_step whose loss is a plain number
+    """A crash that is a module missing where micrograde runs, a training function asking the exercise's
+    model for what it does not have (``p.zero_grad()``), or a training function whose loss is a plain number
     (computed from the targets alone, so ``loss.backward()`` has nothing to call), is said as such."""
     error = verdict.error if verdict is not None else None
     if code != "crash" or not error:
@@ -31,7 +46,7 @@ def refined(code: str, verdict: Verdict | None, kind: str) -> str:
     if error.get("type") == "ModuleNotFoundError":
         return "missing-module"
     message = str(error.get("message", ""))
-    if kind == "train" and error.get("type") == "AttributeError" and "object has no attribute" in message:
+    if kind in ("train", "training") and error.get("type") == "AttributeError" and "object has no attribute" in message:
         return "wrong-loss" if message.startswith(tuple(f"'{t}' object" for t in NUMBER_TYPES)) else "interface"
     return code
 
@@ -75,6 +90,36 @@ def expression_target_codes(target: Target, verdicts: list[Verdict], function: b
     return expression.expression_codes(verdicts)
 
 
+def module_target_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None
+                        ) -> dict[str, Verdict]:
+    """A module's codes: its parameters, its outputs and gradients, its ``zero_grad``, read together."""
+    return modules.module_codes(verdicts)
+
+
+def optimizer_target_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None
+                           ) -> dict[str, Verdict]:
+    """An optimizer's codes: what each call of its method did to the data and the gradients."""
+    return optimizers.optimizer_codes(verdicts)
+
+
+def training_target_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None
+                          ) -> dict[str, Verdict]:
+    """A training function's codes: as ``train_step``'s, from its steps and what it visibly calls."""
+    return rules.diagnose_train(verdicts, loops.loop_shape(function.node if function else None, verdicts))
+
+
+def training_location(code: str, target: Target, verdict: Verdict | None, submission: Submission) -> Location | None:
+    """Where a training function's diagnosis points: where a stub wants its code, the line its error names, else
+    the statement at fault."""
+    if code == "not-implemented" and (stub := members.first_stub(members.find_function(submission, target.role.key))):
+        return stub
+    # A loss that is a plain number fails at its backward(); the fault is where it is computed.
+    raised = blame.error_location(submission, verdict.error) if verdict is not None and verdict.error and \
+        code != "wrong-loss" else None
+    function = blame.written(submission, target.role.key)
+    return raised or loops.loop_location(function, code, verdict) or submission.location(target.role.key)
+
+
 # The rules of each kind of target (``grader.exercise.kinds``): its verdicts, and the function as written,
 # to the codes they show, each with the smallest verdict that shows it.
 RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[str, Verdict]]] = {
@@ -86,6 +131,9 @@ RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[st
     "numerical-gradient": estimate_target_codes,
     "numerical-derivative": estimate_target_codes,
     "expression": expression_target_codes,
+    "module": module_target_codes,
+    "optimizer": optimizer_target_codes,
+    "training": training_target_codes,
 }
 
 # Kinds that word and point their diagnoses themselves (what they grade is not one method's statements): a
@@ -94,6 +142,14 @@ SAY: dict[str, Callable[[str, Verdict | None, str, Target, str, Submission], Dia
     "numerical-gradient": numeric.value_diagnosis,
     "numerical-derivative": numeric.derivative_diagnosis,
     "expression": expression.expression_diagnosis,
+}
+
+# Where the diagnoses of a kind whose part is a class point (a method of it, found in the class): every other
+# kind's point where ``blame.blame`` says.
+LOCATE: dict[str, Callable[[str, Target, Verdict | None, Submission], Location | None]] = {
+    "module": modules.module_location,
+    "optimizer": optimizers.optimizer_location,
+    "training": training_location,
 }
 
 
@@ -130,8 +186,9 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
             continue
         # A tensor target that grades another op too (mul with rmul) names the failing case's own method.
         shown = tensors.case_method(method, v) if target.kind.name == "tensor" else method
-        where = blame.blame(code, target.kind.name, target.name, shown, v, submission,
-                            reflected_method(target.name))
+        locate = LOCATE.get(target.kind.name)
+        where = locate(code, target, v, submission) if locate is not None else blame.blame(
+            code, target.kind.name, target.name, shown, v, submission, reflected_method(target.name))
         note = ""
         if target.kind.name == "tensor":
             note = tensors.note(code, v)
@@ -143,11 +200,15 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
         elif target.kind.name == "gradient":
             note = gradients.note(code, v)
+        elif target.kind.name == "module":
+            note = modules.note(code, v)
         if code == "missing-zero-grad" and v is not None and v.train and not v.train["right_steps"][0]:
             # Beside a wrong update, whose case shows the first step: what shows the pile-up is the second.
             note = ("Beside the wrong update: the second step moved each parameter by the same multiple of both "
                     "steps' gradients as the first moved it by its own.")
             v = None
+        if code == "wrong-loss":
+            detail = RETURNED[target.settings.get("returns", "loss")]
         module = v.error.get("module") if code == "missing-module" and v is not None and v.error else None
         concept = feedback.allowed_but_missing(module) if module in allowed else None
         words = feedback.message(code, target.name, v, focus, detail, note, concept, method=shown)

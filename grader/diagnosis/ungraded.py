@@ -14,7 +14,7 @@ checked. So the report lists them, read from the source alone (nothing here runs
   them read, and that uses no graded part: work of its own, not a use of what is graded;
 - every class and function of a ``.py`` file that does not compile, left out of what ran;
 - the notebook cells the course's ``skip_cells`` left out (its solutions), as one entry;
-- the files of a folder the reader passes over (``test_*.py``, ``setup.py``, ``test_*.ipynb``).
+- the files of a folder the reader passes over (``test_*.py``, ``setup.py``).
 
 The course's own code that no target grades (``[submission] given``) is not listed.
 """

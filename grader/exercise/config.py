@@ -19,6 +19,8 @@ from pathlib import Path
 from grader.child.inside.policy import FORBIDDEN_MODULES, UNSAFE_MODULES
 from grader.errors import ConfigError
 from grader.exercise import ops
+from grader.exercise.calls import CallError
+from grader.exercise.calls import parse as parse_call
 from grader.exercise.formula import FormulaError
 from grader.exercise.formula import parse as parse_formula
 from grader.exercise.kinds import GIVEN_TARGETS, KINDS, ROLES, Kind, Option, Role, kind_of
@@ -232,8 +234,8 @@ def parse_target(name: str, table: object, key: str, time_limit: float) -> Targe
                               f"({', '.join(options['inputs'])})")
     hidden = table.get("hidden", [])
     try:  # a kind's checks are made from its options, which they validate together (a point in its domain...)
-        check_names = [c.id.split(".", 1)[1] for c in kind.checks(name, options)]
-    except ConfigError as exc:
+        check_names = [c.id.removeprefix(f"{name}.") for c in kind.checks(name, options)]  # a name may hold dots
+    except (ConfigError, ValueError) as exc:  # options each right that do not go together, said by the kind
         raise ConfigError(f"{key} {exc}") from None
     knobs = target_knobs(table, key, check_names)
     points = target_points(table, key, knobs.given)
@@ -303,6 +305,15 @@ def option(table: dict, spec: Option, key: str) -> object:
         return tuple(value)
     if spec.type == "code" and isinstance(value, str) and value.strip():
         return code_option(value, spec, key)
+    if spec.type == "sizes" and isinstance(value, list) and len(value) >= 2 and all(
+            type(v) is int and 1 <= v <= 64 for v in value):
+        return tuple(value)
+    if spec.type == "call" and isinstance(value, str):
+        try:
+            parse_call(value, spec.choices)
+        except CallError as exc:
+            raise ConfigError(f"{key} {spec.key}: {exc} ({spec.doc}), got {value!r}") from None
+        return value
     raise ConfigError(f"{key} {spec.key}: expected {expected(spec)} ({spec.doc}), got {value!r}")
 
 
@@ -314,7 +325,8 @@ def expected(spec: Option) -> str:
             "strings", "points": "a list of points, each a list of numbers", "numbers": "a list of numbers",
             "number": "a positive number", "choice": f"one of {one_of}", "choices": f"a list of some of {one_of}, "
             "each once", "flag": "true or false", "counts": "a list of distinct whole numbers from 1 to 3",
-            "code": "Python code, as a string"}[spec.type]
+            "code": "Python code, as a string", "sizes": "a list of at least two whole numbers from 1 to 64",
+            "call": "a call, as a string"}[spec.type]
 
 
 def code_option(value: str, spec: Option, key: str) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.exercise import expression, gradients, numeric, ops, tensorcases
+from grader.exercise import expression, gradients, loops, modules, numeric, ops, optimizers, tensorcases
 from grader.exercise.cases import Check, checks_for
 from grader.exercise.tensors import TENSOR_OPS
 
@@ -51,15 +51,22 @@ ROLES = (VALUE, TRAIN_STEP)
 
 @dataclass(frozen=True)
 class Lane:
-    """A child process of a grade, by what it is given beside the submission."""
+    """A child process of a grade, by what it is given beside the submission.
+
+    A child may hold nothing that computes what is graded in it: code a submission runs can reach
+    anything in its process. The ops are graded where there is no engine at all; training code on the
+    grader's model, with the reference MLP, losses and SGD; modules and optimizers beside the engine's
+    ``Value`` alone (which tells a bug of the ops they use from one of their own, and computes no module)."""
 
     name: str
-    training_engine: bool  # the grader's own engine and MLP, that a training function runs on
+    training_engine: bool  # the grader's own engine, that training code and modules run on
+    models: bool = True  # with the reference MLP, its losses and SGD on top (where no module is graded)
 
 
 PLAIN = Lane("plain", training_engine=False)
 TRAINING = Lane("training", training_engine=True)
-LANES = (PLAIN, TRAINING)
+MODULES = Lane("modules", training_engine=True, models=False)
+LANES = (PLAIN, TRAINING, MODULES)
 
 # What may go wrong with any part whatever its kind: it is missing, it raises, it hangs, it needs a module
 # that is not installed, or no node of the class can be made.
@@ -77,13 +84,15 @@ class Option:
     ``formula`` (a function of the ``inputs`` option, ``grader.exercise.formula``), ``formulas`` (a list of
     them), ``points`` (a list of points, each a list of numbers, one per input), ``numbers`` (a list of
     numbers), ``number`` (a positive number), ``choice`` (one of ``choices``), ``choices`` (a list of them),
-    ``flag`` (true or false), ``counts`` (a list of whole numbers from 1 to 3), ``code`` (Python source)."""
+    ``flag`` (true or false), ``counts`` (a list of whole numbers from 1 to 3), ``code`` (Python source),
+    ``call`` (a call as the course's notebook makes it, its arguments numbers or ``choices``,
+    ``grader.exercise.calls``), ``sizes`` (a list of whole numbers from 1)."""
 
     key: str
     type: str
     required: bool = True
     doc: str = ""
-    choices: tuple[str, ...] = ()  # what a ``choice`` or ``choices`` option may be
+    choices: tuple[str, ...] = ()  # what a ``choice`` or ``choices`` option may be, the names a ``call`` may use
 
 
 @dataclass(frozen=True)
@@ -104,11 +113,12 @@ class Kind:
     modules: tuple[str, ...] = ()  # what must be installed where micrograde runs to grade a target of this kind
 
     def role_of(self, options: dict) -> Role:
-        """The part of the submission a target of this kind with ``options`` grades."""
+        """The part of the submission a target of this kind with ``options`` grades (for an option that is a
+        call, what it calls)."""
         if self.role is not None:
             return self.role
         option, what = self.part
-        return Role(options[option], what)
+        return Role(options[option].partition("(")[0].strip(), what)
 
 
 # Conventions a course may teach for ``backward()`` and accept beside micrograd's own (``accept``), by name.
@@ -116,6 +126,8 @@ CONVENTIONS = {
     "zeroes-first": "backward() first sets every gradient in its graph to 0, then seeds and propagates, so a "
                     "second call starts afresh instead of adding to the gradients already there",
 }
+
+
 @dataclass(frozen=True)
 class CallingKind(Kind):
     """A kind whose targets grade the class, and a function of the learner's too where one of its options names
@@ -230,6 +242,40 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("at", "points", required=False, doc="the points where the course's own notebook checks it"),
     ), part=("function", "function"), summary="a whole computation on the class's nodes (and a function of the "
                                                "learner's it calls): its value and every input's gradient"),
+    Kind("module", None, MODULES, "module", "both", ANY | NODES | {
+        "nested-parameters", "wrong-parameters", "missing-bias", "wrong-activation", "wrong-output", "detached-data",
+        "grad-not-reset"}, modules.checks, options=(
+        Option("class", "name", doc="the learner's class, as the course names it (Neuron, Linear, MLP)"),
+        Option("module", "choice", doc="what it computes", choices=tuple(modules.STRUCTURES)),
+        Option("activation", "choice", required=False, choices=("relu", "tanh", "sigmoid"),
+               doc="the nonlinearity of its neurons (default relu, as micrograd's nn.py)"),
+        Option("nonlin", "flag", required=False, doc="whether a neuron's second argument turns its nonlinearity off "
+                                                     "(Neuron(nin, nonlin=False)); default true"),
+        Option("neuron", "name", required=False, doc="the course's neuron class it is built of, if that is a "
+                                                     "target too: its bugs are charged there"),
+        Option("layer", "name", required=False, doc="the course's layer class it is built of, if that is a target "
+                                                    "too: its bugs are charged there"),
+    ), part=("class", "class"), summary="a module on the learner's Value: a neuron, a layer, an MLP, a linear "
+                                        "layer, an activation or a loss"),
+    Kind("optimizer", None, MODULES, "optimizer", "both", ANY | {"wrong-update", "missing-update", "grad-not-reset"},
+         optimizers.checks, options=(
+        Option("init", "call", doc="how the course's notebook builds it, e.g. SGD(params, lr=lr)",
+               choices=optimizers.NAMES),
+        Option("method", "choice", doc="the method graded", choices=("step", "zero_grad")),
+    ), part=("init", "class"), summary="an optimizer's step or zero_grad, on the grader's parameters"),
+    Kind("training", None, TRAINING, "loop", "both", ANY | {
+        "missing-zero-grad", "zero-grad-misplaced", "wrong-update", "missing-backward", "missing-update",
+        "wrong-loss"}, loops.checks, options=(
+        Option("call", "call", doc="the call the course's notebook makes, e.g. train(model, xs, ys, epochs, lr)",
+               choices=loops.NAMES),
+        Option("loss", "choice", doc="the loss it minimises", choices=loops.LOSSES),
+        Option("returns", "choice", required=False, choices=loops.RETURNS,
+               doc="what it returns (default: loss, the loss before the update)"),
+        Option("activation", "choice", required=False, choices=("tanh", "relu", "sigmoid"),
+               doc="the nonlinearity of the grader's MLP (default tanh)"),
+        Option("sizes", "sizes", required=False, doc="the grader's MLP: inputs, then each layer's neurons "
+                                                     "(default [3, 4, 4, 1], or [2, 4, 3] for cross-entropy)"),
+    ), part=("call", "function"), summary="a training function with the course's signature, on the grader's MLP"),
 )}
 
 # The targets that are not ops, by the kind of each (an op's kind is "op").

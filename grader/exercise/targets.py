@@ -109,14 +109,17 @@ class Exercise:
 
     def method(self, target: str) -> str:
         """What the student writes for ``target``: ``__add__``, ``backward``, ``train_step`` (the function's name
-        the course gives it), ``gradf``, ``numerical_grad`` (a value a cell computes)."""
+        the course gives it), ``gradf``, ``numerical_grad`` (a value a cell computes), ``Neuron`` (the class a
+        target's option names), ``Tensor.__mul__``."""
         if target in ops.OPS:
             return ops.OPS[target].method
-        graded = self.target(target)
-        if graded.kind.written is not None:
-            return graded.kind.written(graded.settings)
-        role = graded.role
-        return self.config.name_of(role) if role.what in ("function", "value") else target
+        chosen = self.target(target)
+        if chosen.kind.written is not None:
+            return chosen.kind.written(chosen.settings)
+        role = chosen.role
+        if role.what == "class" and role.setting is None and "method" in chosen.settings:
+            return f"{role.key}.{chosen.settings['method']}"  # a method of a class a target's option names
+        return self.config.name_of(role) if role.what in ("function", "value") or role.setting is None else target
 
 
     @property

@@ -20,7 +20,10 @@ from grader.exercise.expression import ExpressionCase, learner_code, result_name
 from grader.exercise.formula import parse
 from grader.exercise.gradients import PointCase, formula_of
 from grader.exercise.kinds import KINDS
+from grader.exercise.loops import LoopCase
+from grader.exercise.modules import ModuleCase
 from grader.exercise.numeric import EstimateCase
+from grader.exercise.optimizers import StepCase
 from grader.exercise.targets import Target
 from grader.exercise.tensorcases import values_given
 from grader.exercise.tensors import TensorCase
@@ -28,7 +31,10 @@ from grader.judging.conventions import judge_backward_accepting
 from grader.judging.expression import judge_expression
 from grader.judging.gradients import judge_gradient
 from grader.judging.judge import Tolerance, Verdict, judge_op
+from grader.judging.loops import judge_loop, loop_request
+from grader.judging.modules import judge_module, module_request
 from grader.judging.numeric import judge_estimate
+from grader.judging.optimizers import judge_optimizer, optimizer_request
 from grader.judging.plan import plan_backward, plan_op
 from grader.judging.tensors import judge_tensor, tensor_request
 from grader.judging.training import judge_train
@@ -125,8 +131,23 @@ def prepare_expression(case: ExpressionCase, target: Target, check: Check | None
                     (tolerance, target.options, target.course))
 
 
-PREPARE: dict[str, Callable[[Case | TrainCase | PointCase | TensorCase | EstimateCase | ExpressionCase, Target,
-                               Check | None, Tolerance], Prepared]] = {
+def prepare_module(case: ModuleCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = module_request(case, target.kind.request, target.role.key, target.options)
+    return Prepared(request, lambda reply: judge_module(case, reply, tolerance), (tolerance,))
+
+
+def prepare_optimizer(case: StepCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = optimizer_request(case, target.kind.request, target.role.key)
+    return Prepared(request, lambda reply: judge_optimizer(case, reply, tolerance), (tolerance,))
+
+
+def prepare_loop(case: LoopCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = loop_request(case, target.kind.request, target.role.key)
+    return Prepared(request, lambda reply: judge_loop(case, reply, tolerance), (tolerance,))
+
+
+PREPARE: dict[str, Callable[[Case | TrainCase | PointCase | TensorCase | EstimateCase | ExpressionCase | ModuleCase
+                              | StepCase | LoopCase, Target, Check | None, Tolerance], Prepared]] = {
     "op": prepare_op,
     "backward": prepare_backward,
     "train": prepare_train,
@@ -135,4 +156,7 @@ PREPARE: dict[str, Callable[[Case | TrainCase | PointCase | TensorCase | Estimat
     "numerical-gradient": prepare_estimate,
     "numerical-derivative": prepare_estimate,
     "expression": prepare_expression,
+    "module": prepare_module,
+    "optimizer": prepare_optimizer,
+    "training": prepare_loop,
 }

@@ -17,15 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.errors import InputError
+from grader.submission.folder import MAX_FILES, candidate_files, inside
 from grader.submission.source import (
     MAX_CODE_BYTES,
-    MAX_FILES,
     SourceFile,
     Submission,
-    candidate_files,
     choose,
     imported_names,
-    inside,
     is_definition,
     leave_out_libraries,
     parse_unit,

@@ -6,7 +6,7 @@ and decides which file provides ``Value`` and which provides ``train_step``,
 and where each graded method is written, so feedback can point at the line.
 
 A submission is untrusted input to the grading process itself, so its size is
-bounded before anything is parsed (``LIMITS``: parsing a megabyte of Python
+bounded before anything is parsed (here, and a folder's in ``grader.submission.folder``: parsing a megabyte of Python
 takes about a second and a hundred megabytes), directories are walked without
 following links, and a link that leads out of the submission is refused.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from grader.errors import InputError
 from grader.exercise.kinds import ROLES, VALUE, Role
 from grader.submission import salvage
 from grader.submission.classes import GRADED_METHODS, value_like
+from grader.submission.folder import MAX_FILE_BYTES, MIB, candidate_files, inside
 from grader.submission.salvage import LeftOut, blanked, newer_syntax
 from grader.submission.tree import walk
 
@@ -32,18 +32,9 @@ TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
     from grader.exercise.config import Config
 
-SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", "tests"}
-# What a learner's repository holds beside the work and is never the work: a virtual environment (any folder
-# with a ``pyvenv.cfg``), installed packages, build output. Left out of a folder, and said once.
-NOT_THE_WORK = {"venv", "env", "site-packages", "dist-packages", "node_modules", "build", "dist"}
-MIB = 1024 * 1024
-MAX_FILE_BYTES = {".py": 1 * MIB, ".ipynb": 8 * MIB}  # a notebook's without its outputs, which are never graded
 MAX_NOTEBOOK_BYTES = 64 * MIB  # a notebook as stored, outputs (plots, images) included
 MAX_CODE_BYTES = 2 * MIB  # all the code parsed for one submission, notebook cells included
 MAX_CELLS = 2000  # per notebook: validating one costs time per cell (110,000 cells in 8 MB: 20 s)
-MAX_FILES = 200  # .py and .ipynb files read in a directory
-MAX_TOTAL_BYTES = 32 * MIB  # all of them together
-MAX_ENTRIES = 5000  # directory entries looked at while searching for them
 
 
 @dataclass(frozen=True)
@@ -353,60 +344,6 @@ def leave_out_libraries(files: list[SourceFile], roles: set[str], own: set[str])
                 unit.source = found[0]
                 parse_unit(unit)
                 source.notes.append(comparison.note(source.display, unit.cell, found[2], found[1]))
-
-
-def inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, links followed, stays within the directory ``root``."""
-    return path.resolve().is_relative_to(root.resolve())
-
-
-def not_the_work(entry: os.DirEntry) -> bool:
-    """Whether a folder is a virtual environment, installed packages or build output (``NOT_THE_WORK``)."""
-    return entry.name in NOT_THE_WORK or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
-
-
-def candidate_files(root: Path, left_out: list[str] | None = None, passed_over: list[Path] | None = None) -> list[Path]:
-    """The .py and .ipynb files of a directory submission, found without following links.
-
-    Hidden and skipped directories are not entered, nor those that are not the work (``not_the_work``:
-    their paths are added to ``left_out``); a link to a file counts only if it stays inside ``root``; the
-    search stops with ``InputError`` past ``MAX_ENTRIES`` entries, ``MAX_FILES`` files or
-    ``MAX_TOTAL_BYTES`` bytes.
-    """
-    found, pending, seen, total = [], [root], 0, 0
-    while pending:
-        directory = pending.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError as exc:
-            raise InputError(f"{directory}: cannot read ({exc.strerror})") from None
-        seen += len(entries)
-        if seen > MAX_ENTRIES:
-            raise InputError(f"{root}: more than {MAX_ENTRIES} files and folders; not a submission to grade")
-        for entry in entries:
-            path = Path(entry.path)
-            if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if not_the_work(entry):
-                    if left_out is not None:
-                        left_out.append(f"{path.relative_to(root)}/")
-                else:
-                    pending.append(path)
-                continue
-            if path.suffix not in MAX_FILE_BYTES or entry.name.startswith("test_") or entry.name == "setup.py":
-                if passed_over is not None and path.suffix in MAX_FILE_BYTES:
-                    passed_over.append(path)  # read by no target: the report says so
-                continue
-            if entry.is_symlink() and not inside(path, root):
-                raise InputError(f"{path.relative_to(root)}: a link out of the submission is not graded")
-            if path.is_file():
-                found.append(path)
-                total += path.stat().st_size
-    if len(found) > MAX_FILES or total > MAX_TOTAL_BYTES:
-        raise InputError(f"{root}: {len(found)} files, {total / MIB:.1f} MB: too much to grade "
-                         f"(at most {MAX_FILES} files, {MAX_TOTAL_BYTES // MIB} MB)")
-    return sorted(found)
 
 
 def is_stub(function: ast.FunctionDef) -> bool:

@@ -159,13 +159,20 @@ def load_engine(code):
     """The grader's training engine, from its code object, registered in no module table."""
     namespace = {"__name__": "micrograde_training"}
     exec(code, namespace)
-    return types.SimpleNamespace(Value=namespace["Value"], MLP=namespace["MLP"])
+    return types.SimpleNamespace(**{name: namespace[name] for name in ENGINE_NAMES if name in namespace})
+
+
+# What the training engine gives the handlers: its Value, the reference model and its parts, the losses and SGD.
+ENGINE_NAMES = ("Value", "Neuron", "Layer", "MLP", "Model", "Loss", "SGD", "is_batch")
 
 
 def with_interface(handler):
     """``handler`` once the grader knows how to make nodes of the student's class."""
 
     def run(api, request):
+        if "Value" not in api["parts"]:  # a module's case, of a submission with no value class to make nodes of
+            return {"error": {"type": "InterfaceError", "message": "the submission defines no value class, so no "
+                              "node can be made", "phase": "load", "line": None, "file": None}}
         if "interface" not in api:
             computed = computed_attributes(api["parts"]["Value"])
             if computed:

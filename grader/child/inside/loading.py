@@ -91,6 +91,11 @@ def load_modules(api, request):
                     break
         if failures and failures[-1]["type"] == "LoadTimeout":
             break
+        if package and spec["name"] != "__init__":
+            # Loaded, it is the package's module too: the package's files loaded after it that import it
+            # (``from .engine import Value``) get this very module, not a second copy with classes of its own
+            # (unless the package already imported one as it loaded: that one stays).
+            sys.modules.setdefault(package["name"] + "." + spec["name"], module)
         for role in spec["provides"]:
             api.setdefault("sources", {})[role] = spec  # what is run again to see a value follow a function
             name = request["roles"][role]["name"]

@@ -5,8 +5,10 @@ update), so it runs on a model the grader provides: the reference ``nn.py``
 MLP, built on this engine instead of the reference one.
 It is not the reference engine (which never enters a child): each node stores
 the numbers ``d node / d operand`` when it is computed, and ``backward`` is a
-loop over them. It exists only in the process that grades ``train_step``,
-where no op is graded, so it can compute nothing the student is graded on.
+loop over them. It exists only in the process that grades training code and
+modules (``train_step``, an optimizer, a ``Neuron``), where no op is graded, so it
+can compute nothing the student is graded on: a module is run on it beside the
+student's own ``Value`` only to tell a bug of the module from one of the ops it uses.
 This file imports nothing from micrograde and runs inside the child.
 """
 
@@ -49,6 +51,13 @@ class Value:
     def exp(self):
         e = math.exp(self.data)
         return Value(e, ((self, e),))
+
+    def log(self):
+        return Value(math.log(self.data), ((self, 1.0 / self.data),))
+
+    def sigmoid(self):
+        s = 1.0 / (1.0 + math.exp(-self.data))
+        return Value(s, ((self, s * (1.0 - s)),))
 
     def __neg__(self):
         return self * -1
