@@ -109,6 +109,16 @@ def test_every_knob_survives_the_configuration_a_template_writes(tmp_path):
     assert load(written).sha256 == staged.sha256 != course.sha256
 
 
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parent / "courses").glob("*.toml")))
+def test_every_course_file_survives_the_configuration_a_template_writes(tmp_path, name):
+    """Every kind's options, knobs and target names (``SGD.step``, a name with a dot, is quoted) read back the
+    same from what a template or ``scaffold --adopt`` writes."""
+    course = load(Path(__file__).parent / "courses" / name)
+    written = tmp_path / "micrograde.toml"
+    written.write_text(as_toml(tables(course), "carried"))
+    assert load(written).sha256 == course.sha256
+
+
 def test_weights_share_a_targets_points_and_off_checks_are_not_run():
     exercise = Exercise(parse({"targets": {"mul": {"points": 8, "off": ["generated"],
                                                    "weights": {"reused-node": 2, "constant-operand": 3}}}}, "c"))

@@ -194,3 +194,13 @@ def test_the_corpora_expect_only_registered_codes():
             expected.update(codes)
     walk(tomllib.loads((ROOT / "tests" / "realstyle" / "expected.toml").read_text()))
     assert expected and expected <= set(CODES), expected - set(CODES)
+
+
+def test_the_worked_configurations_page_shows_the_course_files():
+    """Each TOML block of docs/courses.md is the course file named right above it, as the tests grade with."""
+    page = (ROOT / "docs" / "courses.md").read_text()
+    shown = re.findall(r"`tests/courses/([a-z0-9-]+\.toml)`:\n\n```toml\n(.*?)```", page, re.S)
+    assert len(shown) == 3
+    for name, block in shown:
+        assert block == (ROOT / "tests" / "courses" / name).read_text(), name
+

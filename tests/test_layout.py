@@ -9,6 +9,7 @@ from helpers import ROOT
 
 GRADER = ROOT / "grader"
 INSIDE = GRADER / "child" / "inside"
+MAX_FUNCTION_LINES = 100
 MAX_LINES = 500
 
 
@@ -71,6 +72,16 @@ def test_every_inside_module_is_shipped():
 def test_no_module_is_too_long_to_read_in_one_sitting():
     long = {str(p.relative_to(ROOT)): n for p in python_files(GRADER)
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_no_function_is_too_long_to_read_in_one_sitting():
+    """A function over a hundred lines is several ideas: each gets a name of its own."""
+    long = {f"{p.relative_to(ROOT)}:{node.name}": node.end_lineno - node.lineno + 1
+            for p in [*python_files(GRADER), *python_files(ROOT / "reference")]
+            for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES}
     assert long == {}
 
 

@@ -47,11 +47,17 @@ def as_toml(tables: dict, heading: str) -> str:
     headed by the comment ``heading``: a blank line between tables, none between the targets."""
     blocks = []
     for name, table in tables.items():
-        sections = [(f"{name}.{key}", value) for key, value in table.items()] if name == "targets" else [(name, table)]
+        sections = [(f"{name}.{toml_key(key)}", value) for key, value in table.items()] if name == "targets" \
+            else [(name, table)]
         blocks.append("".join(f"[{section}]\n" + "".join(f"{key} = {toml_value(value)}\n"
                                                           for key, value in values.items())
                               for section, values in sections))
     return f"# {heading}\n" + "\n".join(blocks)
+
+
+def toml_key(key: str) -> str:
+    """A key as TOML reads it back: bare where it can be, else quoted (``"SGD.step"``, a name with a dot)."""
+    return key if key and all(c.isalnum() or c in "_-" for c in key) and key.isascii() else json.dumps(key)
 
 
 def toml_value(value: str | int | float | bool | list | dict) -> str:

@@ -227,13 +227,6 @@ def install_guard(workdir, hidden, local_names, protected):
     # submission that caught ``note`` running (a signal handler gets the running frame)
     # still shows.
     noted = itertools.count()
-    function_type = types.FunctionType
-    function_globals = types.FunctionType.__globals__.__get__
-    own_namespaces = frozenset(map(id, protected))
-    blocked = off_limits(hidden)
-    writable = (os.path.realpath(workdir), "/dev/null")
-    own_pid = str(os.getpid())
-    importlib_namespace = vars(_frozen_importlib)
 
     def note(what, *, _violations=violations, _noted=noted, _next=next, _append=list.append, _len=len,
              _max=MAX_VIOLATIONS):
@@ -243,6 +236,50 @@ def install_guard(workdir, hidden, local_names, protected):
 
     def is_guarded(obj, *, _ids=frozenset(), _id=id):  # ``_ids`` is set below, once all exist
         return _id(obj) in _ids
+
+    check_import, check_path, relative = path_checks(note, workdir, hidden, local_names)
+    attribute, decide, hook = deciders(check_import, check_path, relative, is_guarded, protected)
+    find_spec, open_file, create_builtin, exec_builtin = replacements(check_import, relative)
+    importlib_namespace = vars(_frozen_importlib)
+
+    def recorded(*, _violations=violations, _noted=noted, _note=note, _list=list, _get=dict.get, _repr=repr,
+                 _int=int, _len=len, _namespace=importlib_namespace, _find_spec=find_spec):
+        """What the submission tried so far (the import machinery put back, or a record
+        emptied behind the hook's back, count too)."""
+        if _get(_namespace, "_find_spec") is not _find_spec:
+            _note("replace the grader's import check")
+        found = _list(_violations)
+        if _int(_repr(_noted)[6:-1]) > _len(found):  # repr is "count(N)"
+            found.append("empty the grader's record of what it refused")
+        return found
+
+    # The module's path logic too (``another_process``, ``as_text``, ``reaches``, ``resolve``): a refusal's
+    # traceback shows the hook's frame, whose globals name them.
+    functions = (note, is_guarded, as_text, another_process, check_import, reaches, resolve, check_path, attribute,
+                 relative, decide, hook, find_spec, recorded, open_file, create_builtin, exec_builtin)
+    is_guarded.__kwdefaults__ = {**is_guarded.__kwdefaults__, "_ids": frozenset(map(id, functions))}
+    _frozen_importlib._find_spec = find_spec
+    util = sys.modules.get("importlib.util")
+    if util is not None:
+        util._find_spec = find_spec
+    # The original ``open`` is named in ``os.supports_dir_fd`` too; without it there, the standard
+    # library (``shutil.rmtree``) takes its paths' way instead of descriptors'.
+    os.supports_dir_fd.discard(posix.open)
+    if "shutil" in sys.modules:
+        sys.modules["shutil"]._use_fd_functions = False
+    os.open = posix.open = open_file
+    _imp.create_builtin, _imp.exec_builtin = create_builtin, exec_builtin
+    sys.addaudithook(hook)
+    return recorded
+
+
+def path_checks(note, workdir, hidden, local_names):
+    """The guard's checks of an import, a path and a path relative to a directory descriptor: each returns the
+    refusal (an exception) or ``None``, its state in its keyword defaults (``install_guard``)."""
+    blocked = off_limits(hidden)
+    writable = (os.path.realpath(workdir), "/dev/null")
+    own_pid = str(os.getpid())
+    named = tuple(os.path.realpath(h) for h in hidden)
 
     def check_import(name, *, _text=as_text, _note=note, _partition=str.partition, _local=local_names,
                      _forbidden=frozenset(FORBIDDEN_MODULES), _unsafe=frozenset(UNSAFE_MODULES),
@@ -257,8 +294,6 @@ def install_guard(workdir, hidden, local_names, protected):
             _note(f"import {name}")
             return _ImportError(f"{name} may not be used by a submission")
         return None
-
-    named = tuple(os.path.realpath(h) for h in hidden)
 
     def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=resolve,
                    _roots=writable, _sep=os.sep, _startswith=str.startswith, _other=another_process,
@@ -279,18 +314,6 @@ def install_guard(workdir, hidden, local_names, protected):
             return _PermissionError(f"{path}: a submission may only write in its working directory")
         return None
 
-    def attribute(event, args, *, _guarded=is_guarded, _type=type, _str=str, _function=function_type,
-                  _globals_of=function_globals, _own=own_namespaces, _id=id, _internals=frozenset(FUNCTION_INTERNALS),
-                  _AttributeError=AttributeError):
-        """The refusal for ``object.__getattr__`` / ``__setattr__`` / ``__delattr__``: ``(obj, name[, value])``."""
-        obj, name = args[0], args[1]
-        if _type(name) is not _str or name not in _internals:
-            return None
-        if _guarded(obj) or (event != "object.__getattr__" and _type(obj) is _function
-                             and (name == "__code__" or _id(_globals_of(obj)) in _own)):
-            return _AttributeError(f"{name} of the grader's functions is off limits")
-        return None
-
     def relative(what, path, directory, writes, *, _path=check_path, _text=as_text, _type=type, _int=int,
                  _readlink=os.readlink, _OSError=OSError, _PermissionError=PermissionError):
         """The refusal of ``path`` relative to the directory descriptor ``directory``. Where that is a
@@ -303,6 +326,28 @@ def install_guard(workdir, hidden, local_names, protected):
             except _OSError:
                 pass
         return _PermissionError(f"{what} relative to a directory descriptor is not allowed while grading")
+
+    return check_import, check_path, relative
+
+
+def deciders(check_import, check_path, relative, is_guarded, protected):
+    """The audit hook and what it decides with: the refusal of an attribute of the guard's functions, and of one
+    audit event (``install_guard``)."""
+    function_type = types.FunctionType
+    function_globals = types.FunctionType.__globals__.__get__
+    own_namespaces = frozenset(map(id, protected))
+
+    def attribute(event, args, *, _guarded=is_guarded, _type=type, _str=str, _function=function_type,
+                  _globals_of=function_globals, _own=own_namespaces, _id=id, _internals=frozenset(FUNCTION_INTERNALS),
+                  _AttributeError=AttributeError):
+        """The refusal for ``object.__getattr__`` / ``__setattr__`` / ``__delattr__``: ``(obj, name[, value])``."""
+        obj, name = args[0], args[1]
+        if _type(name) is not _str or name not in _internals:
+            return None
+        if _guarded(obj) or (event != "object.__getattr__" and _type(obj) is _function
+                             and (name == "__code__" or _id(_globals_of(obj)) in _own)):
+            return _AttributeError(f"{name} of the grader's functions is off limits")
+        return None
 
     def decide(event, args, *, _import=check_import, _path=check_path, _attribute=attribute, _relative=relative,
                _type=type, _str=str, _int=int, _get=dict.get, _process=frozenset(PROCESS_EVENTS),
@@ -349,6 +394,16 @@ def install_guard(workdir, hidden, local_names, protected):
             del _decide
             raise refusal
 
+    return attribute, decide, hook
+
+
+def replacements(check_import, relative):
+    """What the guard puts in place of the import machinery's ``_find_spec``, ``os.open`` and ``_imp``'s
+    builders of built-in modules, each making the check the audit events cannot (``install_guard``)."""
+    import _frozen_importlib
+    import _imp
+    import posix
+
     def find_spec(name, path=None, target=None, *, _check=check_import, _find=_frozen_importlib._find_spec):
         """``importlib``'s own ``_find_spec``, after the same check the import event gets:
         ``importlib.import_module`` and ``importlib.util.find_spec`` raise no import event."""
@@ -357,17 +412,6 @@ def install_guard(workdir, hidden, local_names, protected):
         if refusal is not None:
             raise refusal
         return _find(name, path, target)
-
-    def recorded(*, _violations=violations, _noted=noted, _note=note, _list=list, _get=dict.get, _repr=repr,
-                 _int=int, _len=len, _namespace=importlib_namespace, _find_spec=find_spec):
-        """What the submission tried so far (the import machinery put back, or a record
-        emptied behind the hook's back, count too)."""
-        if _get(_namespace, "_find_spec") is not _find_spec:
-            _note("replace the grader's import check")
-        found = _list(_violations)
-        if _int(_repr(_noted)[6:-1]) > _len(found):  # repr is "count(N)"
-            found.append("empty the grader's record of what it refused")
-        return found
 
     def open_file(path, flags, mode=0o777, *, dir_fd=None, _open=posix.open, _relative=relative,
                   _write_flags=WRITE_FLAGS):
@@ -397,24 +441,7 @@ def install_guard(workdir, hidden, local_names, protected):
             raise _ImportError("posix cannot be reloaded while grading")
         return _exec(module)
 
-    # The module's path logic too (``another_process``, ``as_text``, ``reaches``, ``resolve``): a refusal's
-    # traceback shows the hook's frame, whose globals name them.
-    functions = (note, is_guarded, as_text, another_process, check_import, reaches, resolve, check_path, attribute,
-                 relative, decide, hook, find_spec, recorded, open_file, create_builtin, exec_builtin)
-    is_guarded.__kwdefaults__ = {**is_guarded.__kwdefaults__, "_ids": frozenset(map(id, functions))}
-    _frozen_importlib._find_spec = find_spec
-    util = sys.modules.get("importlib.util")
-    if util is not None:
-        util._find_spec = find_spec
-    # The original ``open`` is named in ``os.supports_dir_fd`` too; without it there, the standard
-    # library (``shutil.rmtree``) takes its paths' way instead of descriptors'.
-    os.supports_dir_fd.discard(posix.open)
-    if "shutil" in sys.modules:
-        sys.modules["shutil"]._use_fd_functions = False
-    os.open = posix.open = open_file
-    _imp.create_builtin, _imp.exec_builtin = create_builtin, exec_builtin
-    sys.addaudithook(hook)
-    return recorded
+    return find_spec, open_file, create_builtin, exec_builtin
 
 
 def no_threads(*args, **kwargs):
