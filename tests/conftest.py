@@ -13,8 +13,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 import platforms  # noqa: E402  (found through the path above)
 
 # The slow files of the suite: every platform mode, real kernels, browsers and batch processes, the whole
-# corpora, the attacks. ``python -m pytest -m "not slow"`` leaves them out: the fast loop (tests/README.md),
-# which still runs every module of the grader; ``python -m pytest`` runs everything.
+# corpora, the attacks. ``python -m pytest -m "not slow"`` leaves them out (and samples the parametrized tests of
+# the rest, ``FAST_SAMPLE``): the fast loop (tests/README.md), which runs every module a grade runs, every kind of
+# target and every report format; the staff routes that start batches, kernels and browsers are the whole
+# suite's, ``python -m pytest``.
 SLOW = {
     "test_assignments.py", "test_batch.py", "test_batch_names.py", "test_classroom.py", "test_course_config.py",
     "test_coursework.py", "test_drawing.py", "test_execute_attacks.py", "test_forgery.py", "test_golden.py",
@@ -25,11 +27,22 @@ SLOW = {
     "test_replay_trust.py", "test_report_escaping.py", "test_routes.py", "test_course_notebook.py",
 }
 
+# The fast loop runs one in every FAST_SAMPLE cases of a parametrized test of the other files (the first, the
+# ninth...): every rule and module still runs, and a change that breaks a whole table shows at once; the rest
+# are slow, run by the whole suite.
+FAST_SAMPLE = 8
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    cases: dict[tuple[str, str], int] = {}
     for item in items:
         if item.path.name in SLOW:
             item.add_marker(pytest.mark.slow)
+        elif hasattr(item, "callspec"):
+            key = (item.path.name, item.originalname)
+            cases[key] = cases.get(key, -1) + 1
+            if cases[key] % FAST_SAMPLE:
+                item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(params=["auto", "none"])
