@@ -40,3 +40,15 @@ def test_a_gradient_without_out_grad_is_named(tmp_path):
                                                    "self.grad += 2 * other.data * out.grad"))
     [diagnosis] = [d for d in wrong_rule.diagnoses if d.target == "mul"]
     assert diagnosis.code == "wrong-local-grad" and "out.grad`" not in diagnosis.message
+
+
+def test_a_part_with_no_stub_is_not_told_to_fill_one_in(tmp_path):
+    """A stub that still raises is filled in; a part the submission has nothing of (a file without its
+    train_step) is written, where the course asks for it."""
+    without = SOLUTION[:SOLUTION.index("def train_step(")]
+    stub = without + "def train_step(model, xs, ys, lr):\n    raise NotImplementedError\n"
+    [missing] = [d for d in graded(tmp_path, without).diagnoses if d.target == "train_step"]
+    [stubbed] = [d for d in graded(tmp_path, stub).diagnoses if d.target == "train_step"]
+    assert missing.code == stubbed.code == "not-implemented"
+    assert "Fill in the stub" not in missing.message and "Write it where your course" in missing.message
+    assert "Fill in the stub" in stubbed.message and stubbed.line is not None

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from grader.child.worker import WorkerLost
 
 
+# What a part the submission has nothing of needs (a course's Tensor or Linear that no file defines).
+NOT_WRITTEN = "Write it where your course's notebook or files ask for it, with the name and arguments they give."
+
 # The types of plain numbers, as an ``AttributeError`` names them: a train_step's own loss that is one.
 NUMBER_TYPES = ("int", "float", "bool")
 
@@ -211,6 +214,8 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
             detail = RETURNED[target.settings.get("returns", "loss")]
         module = v.error.get("module") if code == "missing-module" and v is not None and v.error else None
         concept = feedback.allowed_but_missing(module) if module in allowed else None
+        if code == "not-implemented" and where is None:
+            concept = NOT_WRITTEN  # no stub to fill in: the submission has nothing of that name
         words = feedback.message(code, target.name, v, focus, detail, note, concept, method=shown)
         diagnoses.append(Diagnosis(code, target.name, words, where,
                                    feedback.counterexample(v, focus) if v is not None else None))
