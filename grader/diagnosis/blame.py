@@ -74,6 +74,12 @@ def written(submission: Submission, method: str) -> Written | None:
     return None
 
 
+# Codes whose error is raised after the statement at fault, so the line it names is not theirs: a plain number
+# that is not lifted to a node fails where it is first used (the fault is the lifting); a loss that is a plain
+# number fails at its backward() (the fault is where it is computed).
+RAISED_AFTER_THE_FAULT = frozenset({"constant-operand", "wrong-loss"})
+
+
 def error_location(submission: Submission, error: dict | None) -> Location | None:
     """The line a child's error report names, in the submission's own files (with its cell): where a
     constructor raised on what it was given (``Value(x, (self), 'exp')``), the student's call of it."""
@@ -416,10 +422,8 @@ def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | Non
     ``kind`` is the target's kind (op, backward, train), ``method`` the graded function's name,
     ``reflected`` the op's reflected method (``__radd__``) if it has one; ``verdict`` the evidence.
     """
-    # A plain number that is not lifted to a node fails where it is first used; the fault is the lifting. A
-    # loss that is a plain number fails at its backward(); the fault is where it is computed.
     function = written(submission, method)
-    if verdict is not None and verdict.error is not None and code not in ("constant-operand", "wrong-loss"):
+    if verdict is not None and verdict.error is not None and code not in RAISED_AFTER_THE_FAULT:
         never_set = unbound(function.node, verdict.error) if function is not None else None
         if never_set is not None:
             return function.at(never_set)

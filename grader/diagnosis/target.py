@@ -116,9 +116,8 @@ def training_location(code: str, target: Target, verdict: Verdict | None, submis
     the statement at fault."""
     if code == "not-implemented" and (stub := members.first_stub(members.find_function(submission, target.role.key))):
         return stub
-    # A loss that is a plain number fails at its backward(); the fault is where it is computed.
     raised = blame.error_location(submission, verdict.error) if verdict is not None and verdict.error and \
-        code != "wrong-loss" else None
+        code not in blame.RAISED_AFTER_THE_FAULT else None
     function = blame.written(submission, target.role.key)
     return raised or loops.loop_location(function, code, verdict) or submission.location(target.role.key)
 
