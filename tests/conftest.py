@@ -1,3 +1,4 @@
+import compileall
 import os
 import shutil
 import sys
@@ -15,8 +16,9 @@ import platforms  # noqa: E402  (found through the path above)
 # The slow files of the suite: every platform mode, real kernels, browsers and batch processes, the whole
 # corpora, the attacks. ``python -m pytest -m "not slow"`` leaves them out (and samples the parametrized tests of
 # the rest, ``FAST_SAMPLE``): the fast loop (tests/README.md), which runs every module a grade runs, every kind of
-# target and every report format; the staff routes that start batches, kernels and browsers are the whole
-# suite's, ``python -m pytest``.
+# target and every report format, and one test of each staff route that starts processes of its own
+# (``FAST_ROUTES``); the rest of those routes, the browsers and the platform modes are the whole suite's,
+# ``python -m pytest``.
 SLOW = {
     "test_assignments.py", "test_batch.py", "test_batch_names.py", "test_classroom.py", "test_course_config.py",
     "test_coursework.py", "test_drawing.py", "test_execute_attacks.py", "test_forgery.py", "test_golden.py",
@@ -26,18 +28,74 @@ SLOW = {
     "test_platforms.py", "test_pytest_plugin.py", "test_realstyle.py", "test_refused.py", "test_replay.py",
     "test_replay_trust.py", "test_report_escaping.py", "test_routes.py", "test_course_notebook.py",
 }
+FAST_ROUTES = {  # in slow files, run by the fast loop too: batch, --html, --execute, scaffold --adopt
+    "test_batch.py::test_batch_grades_everyone_and_survives_the_bad_ones",
+    "test_html.py::test_html_of_the_bundled_exercise",
+    "test_notebook.py::test_execute_runs_the_notebook_in_a_kernel",
+    "test_course_notebook.py::test_adopting_the_courses_notebook_keeps_it_and_adds_the_grading_cell",
+}
 
 # The fast loop runs one in every FAST_SAMPLE cases of a parametrized test of the other files (the first, the
 # ninth...): every rule and module still runs, and a change that breaks a whole table shows at once; the rest
 # are slow, run by the whole suite.
 FAST_SAMPLE = 8
 
+# The suite runs in parallel (pytest-xdist, ``-n auto`` in pyproject.toml), a file at a time per worker, but for
+# the files of the platform modes: one worker runs them all, in turn. A mode is made once a process (the user's
+# venv and HOME are one per checkout), and their tests watch its trees byte for byte while a grade runs.
+PLATFORM_FIXTURES = {"grading", "any_platform"}
+PLATFORM_FILES = {"test_execute_attacks.py", "test_platform_attacks.py", "test_platform_trust.py",
+                  "test_platforms.py"}
+PLATFORM_UNIT = "the platform modes"
+MAX_WORKERS = 4  # beyond it, the platform files alone set the suite's time
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    return max(1, min(len(os.sched_getaffinity(0)), MAX_WORKERS))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """A file's tests go to one worker (its module fixtures are made once), the platform files' to one worker
+    between them, first; then the files with the most tests."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = nodeid.split("::", 1)[0]
+            return PLATFORM_UNIT if Path(file).name in PLATFORM_FILES else file
+
+        def _assign_work_unit(self, node) -> None:
+            if PLATFORM_UNIT in self.workqueue:  # the longest by far (kernels, venvs, four modes)
+                self.workqueue.move_to_end(PLATFORM_UNIT, last=False)
+            super()._assign_work_unit(node)
+
+    return ByFile(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before the workers start: the byte code of micrograde's own packages, which the platform tests watch
+    (a first import in one worker would otherwise write it while another worker's grade is watched)."""
+    if not sys.dont_write_bytecode and not hasattr(config, "workerinput"):
+        for package in ("grader", "reference"):
+            compileall.compile_dir(Path(__file__).parent.parent / package, quiet=1)
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     cases: dict[tuple[str, str], int] = {}
+    names = {f"{item.path.name}::{getattr(item, 'originalname', item.name)}" for item in items}
+    files = {item.path.name for item in items}
+    for route in FAST_ROUTES:
+        if route.partition("::")[0] in files and route not in names:
+            raise pytest.UsageError(f"FAST_ROUTES (tests/conftest.py) names {route}, which is not a test")
     for item in items:
+        if PLATFORM_FIXTURES & set(getattr(item, "fixturenames", ())) and item.path.name not in PLATFORM_FILES:
+            raise pytest.UsageError(f"{item.nodeid} runs a platform mode: add its file to PLATFORM_FILES "
+                                    "(tests/conftest.py), so that one worker runs them all")
         if item.path.name in SLOW:
-            item.add_marker(pytest.mark.slow)
+            if f"{item.path.name}::{getattr(item, 'originalname', item.name)}" not in FAST_ROUTES:
+                item.add_marker(pytest.mark.slow)
         elif hasattr(item, "callspec"):
             key = (item.path.name, item.originalname)
             cases[key] = cases.get(key, -1) + 1

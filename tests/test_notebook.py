@@ -39,7 +39,7 @@ def as_notebook(source: str, minor: int = 5, shell: str = INSTALL) -> dict:
         ("code", shell + "\nValue?"),
         ("markdown", "## Training"),
         ("code", "def train_step" + train),
-        ("code", "%%timeit\nx = 1"),
+        ("code", "%%timeit -n 1 -r 1\nx = 1"),  # a magic of its own cell (one run: the default takes seconds)
         ("code", "def draw_dot(root):\n    return Digraph(format='svg')\ndraw_dot(a)"),
     ]
     notebook = {"nbformat": 4, "nbformat_minor": minor, "metadata": {"language_info": {"name": "python"}},
