@@ -16,6 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import xmlschema
+import yaml
 from helpers import ROOT, SOLUTION, micrograde
 from recipes import run_recipe
 
@@ -168,8 +169,9 @@ def test_github_classroom_template(tmp_path):
     assert workflow.count("uses: classroom-resources/autograding-command-grader@v1") == len(every)
     scores = [float(line.split(":")[1]) for line in workflow.splitlines() if "max-score:" in line]
     assert sum(scores) == 100.0 and scores[0] == every[0][0].points_of(every[0][1])
-    for _, check in every:
-        assert f"command: micrograde result micrograde.json {check.id}" in workflow
+    steps = yaml.safe_load(workflow)["jobs"]["run-autograding-tests"]["steps"]
+    commands = [s["with"]["command"] for s in steps if s.get("uses", "").endswith("autograding-command-grader@v1")]
+    assert commands == [f"micrograde result micrograde.json {check.id}" for _, check in every]
     assert "autograding-grading-reporter@v1" in workflow and "MUL-REUSED-NODE_RESULTS" in workflow
     assert "\t" not in workflow
 

@@ -18,6 +18,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -32,7 +33,8 @@ from opmutants import WRITTEN, engine
 from recipes import BIN
 from test_classroom import RESULT_V1, RUNNER_ENV, run_workflow
 
-COURSE = Path(__file__).parent / "courses" / "route-matrix.toml"
+COURSES_DIR = Path(__file__).parent / "courses"
+COURSE = COURSES_DIR / "route-matrix.toml"
 KNOBS = Path(__file__).parent / "courses" / "route-knobs.toml"
 PL_SCHEMA = json.loads((Path(__file__).parent / "schemas" / "prairielearn-results.schema.json").read_text())
 BACKWARD_IN_ORDER = "        for node in reversed(topo):\n            node._backward()"
@@ -95,8 +97,7 @@ def gradescope_route(folder: Path, tmp_path: Path, course: Path) -> tuple[float,
     """The Gradescope template's run_autograder, as Gradescope runs it, on /autograder/submission."""
     assert micrograde("template", "gradescope", str(tmp_path / "gs"), "--config", str(course)).returncode == 0
     root = tmp_path / "autograder"
-    (root / "submission").mkdir(parents=True)
-    (root / "submission" / "engine.py").write_text((folder / "exercises" / "engine.py").read_text())
+    shutil.copytree(folder / "exercises", root / "submission")
     env = {**os.environ, "MICROGRADE_AUTOGRADER_ROOT": str(root), "PATH": f"{BIN}:{os.environ['PATH']}"}
     subprocess.run([str(tmp_path / "gs" / "run_autograder")], env=env, check=True, timeout=300)
     results = json.loads((root / "results" / "results.json").read_text())
@@ -146,8 +147,7 @@ def prairielearn_route(folder: Path, tmp_path: Path, course: Path) -> tuple[floa
     format. PrairieLearn awards score x the question's points: the question worth the course's total."""
     assert micrograde("template", "prairielearn", str(tmp_path / "pl"), "--config", str(course)).returncode == 0
     root = tmp_path / "grade"
-    (root / "student").mkdir(parents=True)
-    (root / "student" / "engine.py").write_text((folder / "exercises" / "engine.py").read_text())
+    shutil.copytree(folder / "exercises", root / "student")
     env = {**os.environ, "MICROGRADE_GRADE_ROOT": str(root), "PATH": f"{BIN}:{os.environ['PATH']}"}
     subprocess.run([sys.executable, str(tmp_path / "pl" / "run_grader")], env=env, check=True, timeout=300)
     results = json.loads((root / "results" / "results.json").read_text())
@@ -237,6 +237,38 @@ def test_every_route_gives_the_staff_reports_total(tmp_path, course, name, batch
         assert points == whole(staff), route
         if total[0] == full:
             assert points == total, route
+
+
+# Real assignments' courses (tests/assignments/, docs/courses.md): targets of every kind, graded in the course's
+# own notebook or folder; a learner's submission of each that loses part of the points.
+ASSIGNMENT_CASES = [("karpathy-exercises", "karpathy_exercises/step_and_exp.ipynb"),
+                    ("tutorial-deep", "tutorial_deep/neuron_no_bias.ipynb"),
+                    ("dl-course-hw1", "dl_course_hw1/sgd_sign")]
+
+
+@pytest.mark.parametrize(("course", "submission"), ASSIGNMENT_CASES, ids=[c for c, _ in ASSIGNMENT_CASES])
+def test_an_assignments_course_gives_the_staff_reports_total_on_every_route(tmp_path, course, submission):
+    """A course file with functions, modules, optimizers, training functions and tensor ops, named as the
+    course names them (``SGD.step``, ``Module.parameters``), through every route a student's repository
+    goes: the same total as the staff report's."""
+    config = COURSES_DIR / f"{course}.toml"
+    source = COURSES_DIR.parent / "assignments" / submission
+    folder = tmp_path / "student"
+    if source.is_dir():
+        shutil.copytree(source, folder / "exercises")
+    else:
+        (folder / "exercises").mkdir(parents=True)
+        shutil.copy(source, folder / "exercises" / source.name)
+    staff = staff_report(folder, config)
+    total = (staff["score"], staff["max_score"])
+    assert 0 < total[0] < total[1], total
+    exact = {**grade_routes(folder, config), "gradescope": gradescope_route(folder, tmp_path, config),
+             "pytest": pytest_route(folder, config), "prairielearn": prairielearn_route(folder, tmp_path, config)}
+    for route, points in exact.items():
+        assert points == pytest.approx(total), route
+    for route, points in (("classroom50", classroom50_route(folder, tmp_path, config)),
+                          ("github classroom", github_classroom_route(folder, tmp_path, config))):
+        assert points == whole(staff), route
 
 
 def test_a_broken_given_part_costs_nothing_on_any_route_and_is_said(tmp_path):

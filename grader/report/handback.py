@@ -15,6 +15,7 @@ import json
 
 from grader.exercise.ops import method_name
 from grader.report import html, markdown
+from grader.report.identifiers import Identifiers
 from grader.report.model import Report
 from grader.submission.notebook import FEEDBACK_TAG, read, student_cells
 from grader.submission.source import Submission
@@ -59,12 +60,13 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_htm
         cell = cell if cell is not None else location.cell if location is not None else None
         if cell is not None:
             after.setdefault(cell, []).append(target)
-    cells = [_cell("micrograde-summary", render.summary(report), with_ids, as_html)]
+    # micrograde's cells keep their names (the page's anchors); a student's cell named like them is renamed there
+    ids = Identifiers(str(cell["id"]) for _, cell in numbered if "micrograde" not in str(cell.get("id", "micrograde")))
+    cells = [_cell(ids("summary", "micrograde-"), render.summary(report), with_ids, as_html)]
     for number, cell in numbered:
         cells.append(cell)
         for target in after.get(number, []):
-            cells.append(_cell(f"micrograde-{target.replace('_', '-')}", render.target_section(report, target),
-                               with_ids, as_html))
+            cells.append(_cell(ids(target, "micrograde-"), render.target_section(report, target), with_ids, as_html))
     notebook["cells"] = cells
     return notebook
 
@@ -76,10 +78,11 @@ def source_notebook(report: Report, submission: Submission, written: dict[str, s
     files = [s for s in dict.fromkeys(submission.providers.values()) if s.kind == "py" and s.units]
     if not files:
         return None
-    cells = [_cell("micrograde-summary", html.summary(report), True, True)]
+    ids = Identifiers()
+    cells = [_cell(ids("summary", "micrograde-"), html.summary(report), True, True)]
     for source in files:
         if len(files) > 1:
-            cells.append({"cell_type": "markdown", "metadata": {}, "id": f"file-{len(cells)}",
+            cells.append({"cell_type": "markdown", "metadata": {}, "id": ids(f"file-{len(cells)}"),
                           "source": f"### {markdown.code(source.display)}"})
         lines = source.units[0].source.splitlines(keepends=True)
         at: dict[int, list[str]] = {}
@@ -90,10 +93,10 @@ def source_notebook(report: Report, submission: Submission, written: dict[str, s
         start = 1
         for line in [*sorted(at), len(lines) + 1]:
             if "".join(lines[start - 1:line - 1]).strip():
-                cells.append({"cell_type": "code", "metadata": {}, "id": f"code-{len(cells)}",
+                cells.append({"cell_type": "code", "metadata": {}, "id": ids(f"code-{len(cells)}"),
                               "source": "".join(lines[start - 1:line - 1]),
                               "outputs": [], "execution_count": None})
-            cells += [_cell(f"micrograde-{t.replace('_', '-')}", html.target_section(report, t), True, True)
+            cells += [_cell(ids(t, "micrograde-"), html.target_section(report, t), True, True)
                       for t in at.get(line, [])]
             start = line
     return {"nbformat": 4, "nbformat_minor": 5, "cells": cells,

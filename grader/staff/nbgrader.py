@@ -27,6 +27,7 @@ from pathlib import Path
 
 from grader.exercise.config import Config, parse, tables
 from grader.exercise.targets import Exercise
+from grader.report.identifiers import Identifiers
 
 _GRADED: dict[tuple, object] = {}  # (the cells' source, the configuration's hash) -> the report
 
@@ -99,14 +100,14 @@ def instructor_notebook(exercise: Exercise) -> dict:
 
     book = nbformat.reads(notebook(exercise), as_version=4)
     cells = []
+    ids = Identifiers(str(cell.get("id")) for cell in book.cells)
     for cell in book.cells:
         if cell.cell_type == "code" and "check(" in cell.source:
             for t in exercise.targets:
                 test = nbformat.v4.new_code_cell(test_cell(exercise, t.name))
+                test["id"] = ids(t.name, "micrograde-")
                 test.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "task": False,
-                                             "points": t.points, "grade_id": f"micrograde-{t.name.replace('_', '-')}",
-                                             "schema_version": 3}
-                test["id"] = f"micrograde-{t.name.replace('_', '-')}"
+                                             "points": t.points, "grade_id": test["id"], "schema_version": 3}
                 cells.append(test)
             continue
         cells.append(cell)

@@ -10,6 +10,7 @@ ignored).
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import stat
 import string
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from grader.exercise.config import DEFAULT
 from grader.exercise.targets import Exercise
+from grader.report.identifiers import Identifiers
 from grader.report.whole import exact, half_up, increments, reachable
 
 HERE = Path(__file__).resolve().parent
@@ -55,7 +57,7 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
             f"        uses: classroom-resources/autograding-command-grader@v1\n"
             f"        with:\n"
             f"          test-name: {json.dumps(name)}\n"
-            f"          command: micrograde result micrograde.json {command}\n"
+            f"          command: {json.dumps(f'micrograde result micrograde.json {command}')}\n"
             f"          timeout: 1\n"
             f"          max-score: {points}\n")
     # The reporter reads process.env[`${runner.toUpperCase()}_RESULTS`]: hyphens stay.
@@ -72,23 +74,26 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
 
 def grading_steps(exercise: Exercise) -> list[tuple[str, str, str, int]]:
     """(step id, name, ``micrograde result`` arguments, whole points) of each grading step: one per check
-    where a target's checks are worth whole points, else one per number of its checks that may pass."""
+    where a target's checks are worth whole points, else one per number of its checks that may pass.
+    The arguments are quoted for the shell, the ids made of what Actions allows (``grader.report.identifiers``)."""
     steps = []
+    ids = Identifiers()
     for target in exercise.targets:
         stepped = increments(target.points, len(target.checks))
+        name = shlex.quote(target.name)
         if all(step == target.points_of(check) for step, check in zip(stepped, target.checks)):
-            steps += [(check.id.replace(".", "-").replace("_", "-"), check.id, check.id, step)
+            steps += [(ids(check.id), check.id, shlex.quote(check.id), step)
                       for check, step in zip(target.checks, stepped)]
             continue
         if target.knobs.weights:  # checks worth unequal parts: steps by the target's own rounded score
             most = half_up(exact(target.points))
             thresholds = reachable([target.points_of(c) for c in target.checks])
-            steps += [(f"{target.name.replace('_', '-')}-scored-{t}", f"{target.name} (at least {t} of {most} points)",
-                       f"{target.name} --scored {t}", t - before) for before, t in zip([0, *thresholds], thresholds)]
+            steps += [(ids(f"{target.name}-scored-{t}"), f"{target.name} (at least {t} of {most} points)",
+                       f"{name} --scored {t}", t - before) for before, t in zip([0, *thresholds], thresholds)]
             continue
         n = len(target.checks)
-        steps += [(f"{target.name.replace('_', '-')}-passed-{m}", f"{target.name} (at least {m} of {n} checks pass)",
-                   f"{target.name} --passed {m}", step) for m, step in enumerate(stepped, 1) if step > 0]
+        steps += [(ids(f"{target.name}-passed-{m}"), f"{target.name} (at least {m} of {n} checks pass)",
+                   f"{name} --passed {m}", step) for m, step in enumerate(stepped, 1) if step > 0]
     return steps
 
 
