@@ -49,13 +49,14 @@ ahead.start()  # as ``micrograde grade`` does for the default course (``grader.c
 marks.append(("launcher asked for", time.time()))
 from grader import cli, grade
 from grader.child.session import Session
+from grader.commands import grade as grade_command
 from grader.search import engine
 from grader.submission import siblings
 marks.append(("imported", time.time()))
 timed(siblings, "read_as_run", "read")
 timed(Session, "close", "close")
 timed(cli, "build_parser", "parser")
-timed(cli, "finish", "report written")
+timed(grade_command, "finish", "report written")
 timed(Session, "open", "children started and loaded")
 timed(grade.TargetRun, "run", "target")
 code = cli.main(["grade", sys.argv[1], "--format", "json", "--output", sys.argv[2]])

@@ -43,6 +43,7 @@ SECRET = "MICROGRADE_TEST_SECRET"
 WRAPPER = Path(__file__).with_name("nonamespaces.py")
 SOURCES = ("pyproject.toml", "README.md", "grader", "reference")  # what a venv's micrograde is built from
 EXTRAS = "execute,tensor"  # the user's venv's extras: IPython for --execute, numpy for tensor courses
+WHEELHOUSE_EXTRAS = f"{EXTRAS},html"  # and the page's, which bench/bench_install.py installs too
 
 
 class Unavailable(Exception):
@@ -208,7 +209,7 @@ def build_wheelhouse(folder: Path) -> None:
         copy_sources(source)
         for command in ([USER_PYTHON, "-m", "venv", str(venv)],
                         [str(venv / "bin" / "python"), "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(folder),
-                         f"{source}[{EXTRAS}]", "setuptools>=77"]):
+                         f"{source}[{WHEELHOUSE_EXTRAS}]", "setuptools>=77"]):
             subprocess.run(command, check=True, cwd=scratch)
 
 
