@@ -276,6 +276,25 @@ def test_bundled_exercises_are_the_default_scaffold():
         assert (ROOT / "exercises" / name).read_text(encoding="utf-8") == text, name
 
 
+def test_the_scaffold_says_which_parts_it_writes_no_stub_for(tmp_path):
+    """A course with parts beyond the class and the training step (a Tensor's ops, modules, an optimizer, a
+    training function): the scaffold writes the Value's stubs and names the rest, once, on stderr; the classic
+    exercise's has nothing to say."""
+    course = COURSES / "dl-course-hw1.toml"
+    result = micrograde("scaffold", str(tmp_path / "hw"), "--config", str(course))
+    assert result.returncode == 0, result.stderr
+    [note] = result.stderr.splitlines()
+    exercise = Exercise(course_config.load(course))
+    named = note.partition("no stub is written for ")[2].partition(":")[0].split(", ")
+    assert named == [t.name for t in exercise.targets if t.kind.name != "op" and t.name != "backward"]
+    assert "--adopt" in note and "micrograde scaffold" in note
+    _, report = grade_json(tmp_path / "hw", "--config", str(course))
+    assert {d["target"] for d in report["diagnoses"] if d["code"] == "not-implemented"} == {
+        t.name for t in exercise.targets if not t.given}
+    classic = micrograde("scaffold", str(tmp_path / "classic"))
+    assert classic.returncode == 0 and classic.stderr == ""
+
+
 def test_scaffold_round_trip(tmp_path):
     """A course's scaffold: it imports, every graded target is not-implemented, the notebook is valid,
     and with the stubs written it gets full marks."""

@@ -9,7 +9,7 @@ import sys
 from grader.commands.course import course_config
 from grader.errors import EXIT_OK
 from grader.exercise.targets import Exercise
-from grader.staff.scaffold import write_scaffold
+from grader.staff.scaffold import without_stubs, write_scaffold
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,6 +22,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"micrograde: note: {note}", file=sys.stderr)
     else:
         written = write_scaffold(exercise, args.directory)
+        if missing := without_stubs(exercise):
+            print(f"micrograde: note: no stub is written for {', '.join(missing)}: hand out the course's own files "
+                  "for them, or adopt its notebook (micrograde scaffold DIR --adopt NOTEBOOK)", file=sys.stderr)
     for path in written:
         print(path)
     return EXIT_OK

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.exercise.config import as_toml, default, tables
-from grader.exercise.kinds import TRAIN_STEP, VALUE
+from grader.exercise.kinds import ROLES, TRAIN_STEP, VALUE
 from grader.exercise.ops import OPS
 from grader.exercise.targets import Exercise
 
@@ -329,6 +329,12 @@ def course_file(exercise: Exercise) -> str:
     """The course's configuration as the files beside the students' work carry it."""
     return as_toml(tables(exercise.config), "The course's configuration, which check() and `micrograde grade` in "
                    "this folder grade by.")
+
+
+def without_stubs(exercise: Exercise) -> list[str]:
+    """The targets the scaffold writes nothing for: a course's own parts beyond the class and the training
+    step (its Tensor's ops, modules, optimizers, functions), whose files the course hands out itself."""
+    return [t.name for t in exercise.targets if t.kind.role not in ROLES and not t.given]
 
 
 def write_scaffold(exercise: Exercise, directory: Path) -> list[Path]:
