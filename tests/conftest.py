@@ -84,10 +84,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     cases: dict[tuple[str, str], int] = {}
-    names = {f"{item.path.name}::{getattr(item, 'originalname', item.name)}" for item in items}
-    files = {item.path.name for item in items}
+    modules = {item.path.name: item.module for item in items if isinstance(item, pytest.Function)}
     for route in FAST_ROUTES:
-        if route.partition("::")[0] in files and route not in names:
+        file, _, name = route.partition("::")
+        if file in modules and not callable(getattr(modules[file], name, None)):
             raise pytest.UsageError(f"FAST_ROUTES (tests/conftest.py) names {route}, which is not a test")
     for item in items:
         if PLATFORM_FIXTURES & set(getattr(item, "fixturenames", ())) and item.path.name not in PLATFORM_FILES:
