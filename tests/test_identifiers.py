@@ -62,11 +62,12 @@ def test_the_github_classroom_workflow_of_every_course_is_one_actions_runs(cours
 
 @pytest.mark.parametrize("course", COURSES, ids=[c.stem for c in COURSES])
 def test_the_nbgrader_notebook_of_every_course_is_valid(course):
-    book = instructor_notebook(Exercise(load(course)))
+    exercise = Exercise(load(course))
+    book = instructor_notebook(exercise)
     nbformat.validate(book)
     graded = [c for c in book.cells if c.metadata.get("nbgrader", {}).get("grade")]
     grade_ids = [c.metadata.nbgrader["grade_id"] for c in graded]
-    assert len(graded) == len(Exercise(load(course)).targets) and len(set(grade_ids)) == len(grade_ids)
+    assert len(graded) == len(exercise.targets) and len(set(grade_ids)) == len(grade_ids)
     assert all(CELL_ID.fullmatch(c.id) for c in book.cells)
 
 

@@ -227,16 +227,23 @@ def test_every_route_gives_the_staff_reports_total(tmp_path, course, name, batch
         assert total == (full, full) and staff["diagnoses"] == []
     else:
         assert total[0] < full and total[0] != math.floor(total[0])  # a fraction of a point lost
-    exact = {**grade_routes(folder, course), "batch": batch_totals[course, name],
-             "gradescope": gradescope_route(folder, tmp_path, course), "pytest": pytest_route(folder, course),
-             "prairielearn": prairielearn_route(folder, tmp_path, course), "nbgrader": nbgrader_totals[course, name]}
+    exact, whole_points = student_routes(folder, tmp_path, course)
+    exact |= {"batch": batch_totals[course, name], "nbgrader": nbgrader_totals[course, name]}
     for route, points in exact.items():
         assert points == pytest.approx(total), route
-    for route, points in (("classroom50", classroom50_route(folder, tmp_path, course)),
-                          ("github classroom", github_classroom_route(folder, tmp_path, course))):
+    for route, points in whole_points.items():
         assert points == whole(staff), route
         if total[0] == full:
             assert points == total, route
+
+
+def student_routes(folder: Path, tmp_path: Path, course: Path) -> tuple[dict, dict]:
+    """The totals of the routes a student's repository goes through: those that carry points exactly, and
+    those that carry whole points only (Classroom 50, GitHub Classroom)."""
+    exact = {**grade_routes(folder, course), "gradescope": gradescope_route(folder, tmp_path, course),
+             "pytest": pytest_route(folder, course), "prairielearn": prairielearn_route(folder, tmp_path, course)}
+    return exact, {"classroom50": classroom50_route(folder, tmp_path, course),
+                   "github classroom": github_classroom_route(folder, tmp_path, course)}
 
 
 # Real assignments' courses (tests/assignments/, docs/courses.md): targets of every kind, graded in the course's
@@ -262,12 +269,10 @@ def test_an_assignments_course_gives_the_staff_reports_total_on_every_route(tmp_
     staff = staff_report(folder, config)
     total = (staff["score"], staff["max_score"])
     assert 0 < total[0] < total[1], total
-    exact = {**grade_routes(folder, config), "gradescope": gradescope_route(folder, tmp_path, config),
-             "pytest": pytest_route(folder, config), "prairielearn": prairielearn_route(folder, tmp_path, config)}
+    exact, whole_points = student_routes(folder, tmp_path, config)
     for route, points in exact.items():
         assert points == pytest.approx(total), route
-    for route, points in (("classroom50", classroom50_route(folder, tmp_path, config)),
-                          ("github classroom", github_classroom_route(folder, tmp_path, config))):
+    for route, points in whole_points.items():
         assert points == whole(staff), route
 
 

@@ -15,7 +15,7 @@ import json
 
 from grader.exercise.ops import method_name
 from grader.report import html, markdown
-from grader.report.identifiers import Identifiers
+from grader.report.identifiers import OWN, Identifiers
 from grader.report.model import Report
 from grader.submission.notebook import FEEDBACK_TAG, read, student_cells
 from grader.submission.source import Submission
@@ -60,8 +60,8 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_htm
         cell = cell if cell is not None else location.cell if location is not None else None
         if cell is not None:
             after.setdefault(cell, []).append(target)
-    # micrograde's cells keep their names (the page's anchors); a student's cell named like them is renamed there
-    ids = Identifiers(str(cell["id"]) for _, cell in numbered if "micrograde" not in str(cell.get("id", "micrograde")))
+    # micrograde's cells keep their names (the page's anchors): a student's id naming micrograde is renamed there
+    ids = Identifiers(str(cell["id"]) for _, cell in numbered if OWN not in str(cell.get("id", OWN)).lower())
     cells = [_cell(ids("summary", "micrograde-"), render.summary(report), with_ids, as_html)]
     for number, cell in numbered:
         cells.append(cell)

@@ -13,16 +13,18 @@ import re
 from collections.abc import Iterable
 
 LIMIT = 64  # nbformat's longest cell id
+CELL_ID = re.compile(rf"[a-zA-Z0-9_-]{{1,{LIMIT}}}")  # nbformat 4.5's cell id
+OWN = "micrograde"  # micrograde's own names (its cells' ids, the page's classes): a student's may not hold it
 _OTHER = re.compile(r"[^A-Za-z0-9]+")
 
 
-def identifier(name: str, prefix: str = "", limit: int = LIMIT) -> str:
+def identifier(name: str, prefix: str = "") -> str:
     """``prefix`` and ``name``, each run of characters other than letters and digits a hyphen, starting
-    with a letter, at most ``limit`` characters."""
+    with a letter, at most ``LIMIT`` characters."""
     text = _OTHER.sub("-", f"{prefix}{name}").strip("-") or "unnamed"
     if not text[0].isalpha():
         text = f"id-{text}"
-    return text[:limit].rstrip("-")
+    return text[:LIMIT].rstrip("-")
 
 
 class Identifiers:

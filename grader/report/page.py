@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import importlib
 import json
-import re
 import secrets
 from html import escape
 from pathlib import Path
 
-from grader.report.sanitise import OWN, clean_html
+from grader.report.identifiers import CELL_ID, OWN
+from grader.report.sanitise import clean_html
 from grader.submission.notebook import FEEDBACK_TAG
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "offline.html.j2"
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; base-uri 'none'; "
        "form-action 'none'")
-CELL_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 STREAMS = ("stdout", "stderr")
 _READY: dict = {}  # the exporter and the page's style sheets (``prepare``)
 # One of every kind of cell and output the template writes: rendered once by ``prepare`` so that every
