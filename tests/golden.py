@@ -84,11 +84,12 @@ def subjects() -> dict[str, Subject]:
     for name, entry in REALSTYLE_EXPECTED.items():
         args = entry.get("args", [])
         config = ROOT / args[args.index("--config") + 1] if "--config" in args else None
-        found[f"realstyle/{name}"] = Subject(REALSTYLE / entry["path"], config)
+        path = (REALSTYLE / entry["path"]).resolve()  # some are the assignments' corpus's files
+        found[f"realstyle/{name}"] = Subject(path, config)
         if "relu_course" in entry:
-            found[f"realstyle/{name}@relu"] = Subject(REALSTYLE / entry["path"], REALSTYLE / "relu-course.toml")
+            found[f"realstyle/{name}@relu"] = Subject(path, REALSTYLE / "relu-course.toml")
         if "ops_course" in entry:
-            found[f"realstyle/{name}@ops"] = Subject(REALSTYLE / entry["path"], REALSTYLE / "ops-course.toml")
+            found[f"realstyle/{name}@ops"] = Subject(path, REALSTYLE / "ops-course.toml")
     found["bundled/exercises"] = Subject(ROOT / "exercises")
     found["bundled/reference"] = Subject(ROOT / "reference")
     for course in sorted((TESTS / "courses").glob("*.toml")):
