@@ -1,1 +1,0 @@
-from micrograd.engine import Value
