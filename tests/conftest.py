@@ -76,8 +76,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
 def pytest_configure(config: pytest.Config) -> None:
     """Before the workers start: the byte code of micrograde's own packages, which the platform tests watch
-    (a first import in one worker would otherwise write it while another worker's grade is watched)."""
-    if not sys.dont_write_bytecode and not hasattr(config, "workerinput"):
+    (a first import in one worker would otherwise write it while another worker's grade is watched).
+
+    In each worker: a temporary folder of its own (``TMPDIR``), where its tests and what they start make
+    their temporary files. A platform test watching ``/tmp`` tells a grade's leftovers by their owner, and
+    run by an ordinary user, the other workers' files in ``/tmp`` are that user's too."""
+    if hasattr(config, "workerinput"):
+        folder = tempfile.mkdtemp(prefix=f"micrograde-tests-{config.workerinput['workerid']}-")
+        os.chmod(folder, 0o755)  # the platforms' users enter the workspaces made in it
+        os.environ["TMPDIR"] = tempfile.tempdir = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    elif not sys.dont_write_bytecode:
         for package in ("grader", "reference"):
             compileall.compile_dir(Path(__file__).parent.parent / package, quiet=1)
 
@@ -148,7 +157,7 @@ def any_platform(request, tmp_path_factory) -> "platforms.Platform":
 
 @pytest.fixture
 def workspace() -> Path:
-    """A folder in ``/tmp`` any user may enter (``tmp_path`` is root's alone): the submissions, the
+    """A temporary folder any user may enter (``tmp_path`` is root's alone): the submissions, the
     canaries and the batch folders of a test run in every mode."""
     path = Path(tempfile.mkdtemp(prefix="micrograde-platform-"))
     path.chmod(0o755)
