@@ -27,6 +27,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     from grader import __version__
     from grader.report.formats import FORMATS
+    from grader.staff.shards import shard_spec
 
     parser = _Parser(prog="micrograde", description="Grade a build-micrograd-yourself submission.")
     parser.add_argument("--version", action="version", version=f"micrograde {__version__}")
@@ -52,14 +53,18 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the notebook top to bottom in a kernel and report failing cells "
                             "(needs micrograde[execute])")
     template = commands.add_parser("template", help="write the files a course copies")
-    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope", "prairielearn", "nbgrader"),
-                          help="which platform the files are for")
+    template.add_argument("kind", choices=("classroom50", "github-classroom", "gradescope", "prairielearn", "nbgrader",
+                                           "kubernetes", "github-matrix", "slurm"),
+                          help="which platform the files are for (kubernetes, github-matrix, slurm: a class graded "
+                               "in shards, batch --shard, then merged, batch-merge)")
     template.add_argument("directory", type=Path, help="folder to write the files into (made if missing)")
     template.add_argument("--install", metavar="SOURCE",
-                          help="where classroom50 and github-classroom install micrograde from: a pip requirement "
-                               "such as git+https://github.com/ORG/micrograde (required for those two)")
+                          help="where classroom50, github-classroom and github-matrix install micrograde from: a pip "
+                               "requirement such as git+https://github.com/ORG/micrograde (required for those)")
     template.add_argument("--submission", default="exercises/",
                           help="what is graded in the student's repository (default: exercises/)")
+    template.add_argument("--shards", type=int, default=4, metavar="N",
+                          help="how many shards kubernetes, github-matrix and slurm grade a class in (default: 4)")
     batch = commands.add_parser("batch", help="grade a folder of submissions, one per student")
     batch.add_argument("submissions", type=Path,
                        help="folder with one file or folder per student, as an LMS download lays them out")
@@ -71,6 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds each student's loading and each target may take (default: the config's, 10)")
     batch.add_argument("--force", action="store_true", help="grade everyone again, even unchanged submissions")
     batch.add_argument("--assignment", default="micrograde",
+                       help="the assignment's column name in the LMS gradebook CSV (default: micrograde)")
+    batch.add_argument("--shard", type=shard_spec, metavar="K/N",
+                       help="grade only shard K of N of the class (each student's shard a hash of their name), "
+                            "writing its reports and a manifest that batch-merge makes the class's files of")
+    merge = commands.add_parser("batch-merge", help="the gradebooks and summary of a batch graded in shards")
+    merge.add_argument("shards", type=Path, nargs="+", metavar="SHARD_FOLDER",
+                       help="the --out folders of batch --shard K/N (one the shards shared, or one each)")
+    merge.add_argument("--out", type=Path, required=True, help="folder for the class's reports and gradebook")
+    merge.add_argument("--assignment", default="micrograde",
                        help="the assignment's column name in the LMS gradebook CSV (default: micrograde)")
     result = commands.add_parser("result", help="exit 0 when one check of a JSON report passed")
     result.add_argument("report", type=Path, help="a report written by micrograde grade --format json")
@@ -89,19 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (grade, template, batch, result, scaffold):
         command.add_argument("--config", type=Path, metavar="FILE",
                              help="the course configuration: micrograde.toml, or a pyproject.toml with "
-                                  "[tool.micrograde] (default: ./micrograde.toml if there is one, "
-                                  "else the classic exercise)")
+                                  "[tool.micrograde] (default: the one in the current folder if there is one, "
+                                  "else the classic exercise; a submission made for a course is refused without it)")
     return parser
 
 
 def default_limits(words: list[str]) -> bool:
     """Whether a ``grade`` command line grades a file with the default course's time limits, as far as can
-    be told before parsing it: no ``--config``, no ``--timeout``, no ``./micrograde.toml`` (``course_file``),
-    no folder named (the children started ahead serve only a file: see ``grader.child.ahead``)."""
-    from grader.commands.course import COURSE_FILE
+    be told before parsing it: no ``--config``, no ``--timeout``, no course file where it runs
+    (``grader.course.might_configure``), no folder named (the children started ahead serve only a file: see
+    ``grader.child.ahead``)."""
+    from grader.course import might_configure
 
     return not (any(word.startswith(("--config", "--timeout")) or os.path.isdir(word) for word in words[1:])
-                or COURSE_FILE.is_file())
+                or might_configure(Path.cwd()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,7 +140,7 @@ def run_command(argv: list[str] | None) -> int:
     """Parse the command line and run its command; every error one line and its exit status."""
     args = build_parser().parse_args(argv)
     try:
-        return importlib.import_module(f"grader.commands.{args.command}").run(args)
+        return importlib.import_module(f"grader.commands.{args.command.replace('-', '_')}").run(args)
     except MachineError as exc:
         print(f"micrograde: this machine could not run the submission's process: {exc}; nothing was "
               "graded (the submission is not at fault; MICROGRADE_SANDBOX=none grades without the "

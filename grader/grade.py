@@ -15,11 +15,12 @@ from grader import staging
 from grader.child import ahead, launcher, sandbox
 from grader.child.session import Observed, Session
 from grader.child.worker import WorkerLost
-from grader.diagnosis import feedback, rules
+from grader.course import said
+from grader.diagnosis import feedback, inheritance, rules
 from grader.diagnosis.codes import UNUSABLE
 from grader.diagnosis.diagnose import diagnose
 from grader.diagnosis.findings import CheckResult, Diagnosis, Findings, TargetOutcome
-from grader.diagnosis.submission import read_load
+from grader.diagnosis.submission import LoadFindings, read_load
 from grader.diagnosis.ungraded import Ungraded, read_by, ungraded
 from grader.errors import InputError, MissingDependency
 from grader.exercise import config as course_config
@@ -35,7 +36,7 @@ from grader.judging.judge import (
 from grader.judging.kinds import PREPARE, UNREADABLE, Prepared
 from grader.report.model import Report
 from grader.submission import broken
-from grader.submission.cells import cut
+from grader.submission.cells import cut, others
 from grader.submission.siblings import read_as_run
 from grader.submission.source import Submission
 
@@ -148,18 +149,9 @@ class TargetRun:
             verdicts = self.evaluate_many(check.cases, check)
         for verdict in verdicts:
             verdict.check = check
-        failing = [v for v in verdicts if not v.passed(check.focus)]
-        seconds = time.monotonic() - started
-        if not failing:
-            return self.result(check, "passed", seconds=seconds), verdicts
-        worst = rules.smallest(failing)
-        if worst.error is not None:
-            message = " ".join(part for part in (feedback.describe_error(worst.error), feedback.raising_case(worst))
-                               if part)
-            return self.result(check, "error", message, seconds=seconds), verdicts
-        example = feedback.counterexample(worst, check.focus)
-        message = feedback.train_lead(worst) + feedback.explain_case(example)
-        return self.result(check, "failed", message, counterexample=example, seconds=seconds), verdicts
+            if isinstance(verdict.details.get("revoked"), Verdict):
+                verdict.details["revoked"].check = check
+        return check_result(self.target, check, verdicts, time.monotonic() - started), verdicts
 
     def run(self) -> TargetOutcome:
         """Every check of the target in turn; once its code is lost or unusable, the rest are not run."""
@@ -187,7 +179,22 @@ class TargetRun:
                              self.session.watch.equality)
 
 
-def not_run(target: Target, check: Check, status: str, message: str, **found) -> CheckResult:
+def check_result(target: Target, check: Check, verdicts: list[Verdict], seconds: float) -> CheckResult:
+    """A check's result from the verdicts of its cases: passed, or what its smallest failing case shows."""
+    failing = [v for v in verdicts if not v.passed(check.focus)]
+    if not failing:
+        return not_run(target, check, "passed", seconds=seconds)
+    worst = rules.smallest(failing)
+    if worst.error is not None:
+        message = " ".join(part for part in (feedback.describe_error(worst.error), feedback.raising_case(worst))
+                           if part)
+        return not_run(target, check, "error", message, seconds=seconds)
+    example = feedback.counterexample(worst, check.focus)
+    message = target.words.speak(feedback.train_lead(worst) + feedback.explain_case(example))
+    return not_run(target, check, "failed", message, counterexample=example, seconds=seconds)
+
+
+def not_run(target: Target, check: Check, status: str, message: str = "", **found) -> CheckResult:
     """A check's result, with its share of the target's points and its visibility."""
     return CheckResult(check.id, target.name, check.title, status, target.points_of(check), message=message,
                        hidden=check.id in target.hidden, **found)
@@ -245,12 +252,11 @@ def build_report(submission: str, exercise: Exercise, options: Options, outcomes
 
 def reading_warnings(submission: Submission, exercise: Exercise, options: Options) -> tuple[str, ...]:
     """What reading the submission left to say: a class taken under another name, what reading left
-    out, a course configuration of the submission's own that was ignored."""
+    out, a course the submission holds other than the one that grades it (``grader.course.said``)."""
     warnings = [*submission.notes, *(note for source in dict.fromkeys(submission.providers.values())
                                       for note in source.notes)]
     warnings += broken.warnings(submission)
-    own = submission.path if submission.path.is_dir() else submission.path.parent
-    warnings += course_config.ignored([own, *options.around], exercise.config)
+    warnings += said(submission.path, exercise.config, options.around)
     return tuple(warnings)
 
 
@@ -264,7 +270,7 @@ def grade_submission(submission: Submission, options: Options | None = None, exe
             raise InputError(f"{source.display}: the notebook has no code cells to grade")
     exercise = options.exercise()
     warnings = reading_warnings(submission, exercise, options)
-    outcomes, parts, seen, whole, reads = [], [], [], None, []
+    outcomes, parts, seen, whole, reads, graded = [], [], [], None, [], []
     for stage in staging.stages(exercise):
         part = exercise.only(stage.names)
         stage_submission = submission if stage.selector is None else cut(submission, stage.selector)
@@ -274,12 +280,19 @@ def grade_submission(submission: Submission, options: Options | None = None, exe
             parts.append(Findings(tuple(staging.no_such_cell(t, stage.selector, exercise.method(t.name))
                                         for t in stage.targets), ()))
             continue
-        found, findings, observed = grade_stage(stage_submission, part, options)
+        if stage.selector is not None:
+            warnings += tuple(others(submission, stage.selector, sorted(stage.names)))
+        found, load, observed = grade_stage(stage_submission, part, options)
         reads.append(read_by(stage_submission, part))
+        graded.append((stage_submission, part, load, len(outcomes), len(found), observed))
         outcomes += found
-        parts.append(findings)
+        parts.append(None)
         seen.append(observed)
         whole = observed if stage.selector is None else whole
+    outcomes = inheritance.settle(outcomes, check_result)  # every stage's charges known: what is forgiven is paid
+    at = [i for i, part in enumerate(parts) if part is None]
+    for (stage_submission, part, load, first, count, observed), i in zip(graded, at):
+        parts[i] = diagnose(stage_submission, part, load, outcomes[first:first + count], observed)
     outcomes, findings = staging.merged(exercise, outcomes, parts)
     observed = staging.observed_together(seen, whole, lambda held: launcher.detect().to_json(held)["tamper_proof"]) \
         if seen else None
@@ -288,11 +301,11 @@ def grade_submission(submission: Submission, options: Options | None = None, exe
 
 
 def grade_stage(submission: Submission, exercise: Exercise, options: Options) -> tuple[
-        list[TargetOutcome], Findings, Observed]:
-    """Grade the targets of ``exercise`` on ``submission``, in children of their own: outcomes, findings and
-    what the children showed."""
-    with ahead.workspace() as (workdir, started):
-        session = Session(submission, workdir, exercise, started)
+        list[TargetOutcome], LoadFindings, Observed]:
+    """Grade the targets of ``exercise`` on ``submission``, in children of their own: outcomes, what loading
+    found and what the children showed."""
+    with ahead.workspace() as started:
+        session = Session(submission, exercise, started)
         try:
             session.open()
             load = read_load(submission, session.loaded, exercise.config.load_time_limit,
@@ -301,7 +314,7 @@ def grade_stage(submission: Submission, exercise: Exercise, options: Options) ->
             observed = session.observed()
         finally:
             session.close()
-    return outcomes, diagnose(submission, exercise, load, outcomes, observed), observed
+    return outcomes, load, observed
 
 
 def run_target(target: Target, session: Session, exercise: Exercise, options: Options,

@@ -5,9 +5,13 @@ they were defined in (``Value`` in ``engine.py``, ``train_step`` in the script
 itself), graded as they are, so every line number is the student's; in
 Jupyter, the most recent cell that defines each of them, with the imports of
 every cell run so far. That code is graded exactly as ``micrograde grade``
-grades it, in a separate, sandboxed process, under the course's configuration:
-the ``micrograde.toml`` the course's scaffold wrote beside the student's files
-(a script's folder, else the working folder, where Jupyter runs a notebook).
+grades it, in a separate, sandboxed process, under the course's configuration,
+chosen as every route chooses it (``grader.course``): the ``micrograde.toml`` the
+course's scaffold wrote beside the student's files (a script's folder, else the
+working folder, where Jupyter runs a notebook), else the one the notebook carries
+(``grader.submission.carried``), so that the notebook alone grades its course
+wherever it is opened; a notebook made for a course whose configuration is not
+there is refused in one line (``Refused``), never graded as another exercise.
 
 ``check()`` with nothing to check grades the work as a whole, as a course's own
 notebook asks (``micrograde scaffold --adopt``): in Jupyter, every cell run so far,
@@ -21,6 +25,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import os
 import re
 import shutil
 import sys
@@ -28,12 +33,17 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from grader.course import course_for, described
+from grader.errors import UsageError
+from grader.report.cells import named
+from grader.submission.carried import MAX_NOTEBOOKS, carried_by, short
 from grader.submission.notebook import neutralise
 from grader.submission.source import Location
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
     from grader.diagnosis.findings import Diagnosis
+    from grader.exercise.config import Config
     from grader.report.model import Report
 
 
@@ -133,17 +143,62 @@ def relabelled(report: Report, origins: list[tuple[int, int, str]]) -> Report:
                    diagnoses=tuple(replace(d, where=where(d)) for d in report.diagnoses))
 
 
-def course_file(files: list[Path]) -> Path | None:
-    """The course configuration beside the student's work: in the folder of a script's files, else in the
-    working folder (a notebook's, in Jupyter): a ``micrograde.toml``, or a ``pyproject.toml`` with a
-    ``[tool.micrograde]`` table."""
-    from grader.exercise.config import found_in
+FLAG = 'config="PATH"'  # how check() is told its course, as a refusal names it
 
-    for directory in dict.fromkeys([*(f.parent for f in files), Path.cwd()]):
-        found = found_in(directory)
-        if found:
-            return found[0]
-    return None
+
+class Refused(UsageError):
+    """``check()`` cannot know the course it grades: said in one line, in a notebook as in a script."""
+
+    def _render_traceback_(self) -> list[str]:  # what IPython shows of it: the line, no traceback
+        return [f"micrograde: {self}"]
+
+
+def kernel_notebooks() -> list[Path]:
+    """The notebooks this kernel may be running: the one Jupyter, JupyterHub or VS Code names, else those in the
+    working folder (where Jupyter runs a notebook), at most ``MAX_NOTEBOOKS``."""
+    main = sys.modules.get("__main__")
+    for said in (getattr(main, "__session__", None), os.environ.get("JPY_SESSION_NAME"),
+                 getattr(main, "__vsc_ipynb_file__", None)):
+        if isinstance(said, str) and said.endswith(".ipynb") and Path(said).is_file():
+            return [Path(said)]
+    try:
+        return sorted(p for p in Path.cwd().glob("*.ipynb") if p.is_file())[:MAX_NOTEBOOKS]
+    except OSError:
+        return []
+
+
+def its_notebooks(made_for: str | None) -> list[Path]:
+    """The notebooks whose course a check() in this kernel grades by, when no course file is beside it: those
+    made for the course its cell names, else the kernel's own notebook when it can be told (the only one)."""
+    found = kernel_notebooks() if _history() else []
+    if made_for is not None:
+        return [c.notebook for c in carried_by(found) if c.sha256 == made_for]
+    return found if len(found) == 1 else []
+
+
+def course_of(files: list[Path], config: str | Path | None, course: str | None) -> tuple[Config, list[str]]:
+    """The course check() grades by (``grader.course``): ``config``, else the course file beside the work (a
+    script's folder, else the working folder, where Jupyter runs a notebook), else the one its notebook
+    carries; and what to say of it. ``course`` is the grading cell's ``sha256:...`` of the course it was
+    made for."""
+    made_for = None
+    if course is not None:
+        made_for = course.removeprefix("sha256:")
+        if not re.fullmatch("[0-9a-f]{64}", made_for):
+            raise Refused(f"course={course!r}: expected the sha256 of the course's configuration, as "
+                          "\"sha256:...\" (the notebook's grading cell names it)")
+    where = [*(f.parent for f in files), Path.cwd()]
+    try:
+        chosen = course_for(Path(config) if config is not None else None, where, its_notebooks(made_for),
+                            flag=FLAG, learner=True, made_for=made_for)
+    except UsageError as exc:
+        raise Refused(str(exc)) from None
+    notes = []
+    if made_for is not None and chosen.config.sha256 != made_for:
+        notes.append(f"this notebook was made for another course configuration (sha256 {short(made_for)}) than the "
+                     f"one beside it that grades it ({described(chosen.config)}, sha256 "
+                     f"{short(chosen.config.sha256)})")
+    return chosen.config, notes
 
 
 def in_ipython() -> bool:
@@ -166,24 +221,6 @@ def history_notebook() -> tuple[dict, list[str]]:
     return notebook, [f"In [{n}]" for n in last.values()]
 
 
-def in_cells(report: Report, labels: list[str]) -> Report:
-    """The report on the history's notebook with each place named by the cell run (``In [5]``)."""
-
-    def where(location: Location | None) -> Location | None:
-        if location is None or location.cell is None or not 0 < location.cell <= len(labels):
-            return location
-        return Location(labels[location.cell - 1], location.line)
-
-    def cell(found: re.Match) -> str:
-        number = int(found.group(1))
-        return labels[number - 1] if 0 < number <= len(labels) else found.group(0)
-
-    return replace(report, submission="check()",
-                   diagnoses=tuple(replace(d, where=where(d.where)) for d in report.diagnoses),
-                   ungraded=tuple(replace(u, where=where(u.where)) for u in report.ungraded),
-                   warnings=tuple(re.sub(r"\bcell (\d+)\b", cell, w) for w in report.warnings))
-
-
 def check_whole(options, folder: Path) -> Report:
     """``check()``: the cells run so far as a notebook, in Jupyter; else the running script's file."""
     from grader.grade import grade
@@ -192,7 +229,7 @@ def check_whole(options, folder: Path) -> Report:
         notebook, labels = history_notebook()
         path = folder / "notebook.ipynb"
         path.write_text(json.dumps(notebook), encoding="utf-8")
-        return in_cells(grade(path, options), labels)
+        return named(grade(path, options), dict(enumerate(labels, start=1)), "check()")
     script = getattr(sys.modules.get("__main__"), "__file__", None)
     if not script or not Path(script).is_file():
         raise ValueError("check() could not find your work; run it from a notebook or a .py file")
@@ -200,35 +237,39 @@ def check_whole(options, folder: Path) -> Report:
 
 
 def check(Value=None, train_step=None, *, timeout: float | None = None,  # noqa: N803 (the student's names)
-          config: str | Path | None = None) -> Feedback:
+          config: str | Path | None = None, course: str | None = None) -> Feedback:
     """Grade ``Value`` and ``train_step`` (either may be left out; both: the work as a whole, see the module's
     docstring) and show the report: under the course's configuration (``config``, else the one beside the
-    work: see ``course_file``), with ``timeout`` seconds for each target if given (else the configuration's)."""
-    from grader.exercise.config import load
+    work or the one its notebook carries: see ``course_of``; ``course`` is the hash of the course the notebook
+    was made for, which its grading cell names), with ``timeout`` seconds for each target if given (else the
+    configuration's). A course it cannot know is one line (``Refused``), never another exercise's grade."""
     from grader.grade import Options, grade
 
     objects = [o for o in (Value, train_step) if o is not None]
-    if not objects:
-        script = getattr(sys.modules.get("__main__"), "__file__", None)
+    script = getattr(sys.modules.get("__main__"), "__file__", None)
+    if objects:
+        files = source_files(objects)
+    else:
         files = [Path(script).resolve()] if not _history() and script and Path(script).is_file() else []
-        options = Options(config=load(Path(config) if config is not None else course_file(files)), timeout=timeout)
-        with tempfile.TemporaryDirectory(prefix="micrograde-check-", ignore_cleanup_errors=True) as tmp:
-            feedback = Feedback(check_whole(options, Path(tmp)))
-        if not in_ipython():
-            print(repr(feedback), end="")
-        return feedback
-    files = source_files(objects)
-    options = Options(config=load(Path(config) if config is not None else course_file(files)), timeout=timeout)
+    try:
+        chosen, notes = course_of(files, config, course)
+    except Refused as exc:
+        if in_ipython():
+            raise
+        print(f"micrograde: error: {exc}", file=sys.stderr)
+        raise SystemExit(exc.exit_status) from None
+    options = Options(config=chosen, timeout=timeout)
     with tempfile.TemporaryDirectory(prefix="micrograde-check-", ignore_cleanup_errors=True) as tmp:
-        if files:  # a script: its files are graded as they are, so every line number is the student's
-            report = grade(copy_files(files, Path(tmp)), options)
-            origins = []
+        if not objects:
+            report = check_whole(options, Path(tmp))
+        elif files:  # a script: its files are graded as they are, so every line number is the student's
+            report = relabelled(grade(copy_files(files, Path(tmp)), options), [])
         else:
             path = Path(tmp) / "your_work.py"
             source, origins = source_of(objects)
             path.write_text(source, encoding="utf-8")
-            report = grade(path, options)
-    feedback = Feedback(relabelled(report, origins))
+            report = relabelled(grade(path, options), origins)
+    feedback = Feedback(replace(report, warnings=(*notes, *report.warnings)))
     if not in_ipython():
         print(repr(feedback), end="")
     return feedback

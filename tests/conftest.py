@@ -27,12 +27,14 @@ SLOW = {
     "test_page_attacks.py", "test_pages.py", "test_platform_attacks.py", "test_platform_trust.py",
     "test_platforms.py", "test_pytest_plugin.py", "test_realstyle.py", "test_refused.py", "test_replay.py",
     "test_replay_trust.py", "test_report_escaping.py", "test_routes.py", "test_course_notebook.py",
+    "test_shards.py", "test_course_travels.py",
 }
 FAST_ROUTES = {  # in slow files, run by the fast loop too: batch, --html, --execute, scaffold --adopt
     "test_batch.py::test_batch_grades_everyone_and_survives_the_bad_ones",
     "test_html.py::test_html_of_the_bundled_exercise",
     "test_notebook.py::test_execute_runs_the_notebook_in_a_kernel",
     "test_course_notebook.py::test_adopting_the_courses_notebook_keeps_it_and_adds_the_grading_cell",
+    "test_shards.py::test_shards_run_apart_then_merged_are_one_batch",
 }
 
 # The fast loop runs one in every FAST_SAMPLE cases of a parametrized test of the other files (the first, the

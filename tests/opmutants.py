@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.exercise.ops import OPS
+from grader.exercise.ops import BUILT_IN, OPS
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ WRITTEN: dict[str, Written] = {
     "rmul": binary("__rmul__", "other.data * self.data", "*", ("other.data", "self.data"), "other.data + self.data",
                    ("self.data", "other.data"), reflected=True),
 }
-assert set(WRITTEN) == set(OPS), "every op of the op table is written out"
+assert set(WRITTEN) == set(BUILT_IN), "every op of the op table is written out"
 
 HEAD = '''import math
 
@@ -137,7 +137,7 @@ def train_step(model, xs, ys, lr):
 
 def engine(written: dict[str, Written] = WRITTEN) -> str:
     """The engine's source with every op of ``written``, in the op table's order."""
-    methods = ["\n".join(written[name].lines()) for name in OPS]
+    methods = ["\n".join(written[name].lines()) for name in BUILT_IN]
     return HEAD + "\n" + "\n\n".join(methods) + "\n" + TAIL
 
 

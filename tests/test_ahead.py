@@ -28,8 +28,8 @@ def started(monkeypatch):
     real = worker.Worker.start
 
     def start(self):
+        real(self)
         starts.append((self.lane.training_engine, str(self.workdir)))
-        return real(self)
 
     monkeypatch.setattr(worker.Worker, "start", start)
     yield starts
@@ -52,7 +52,8 @@ def test_a_default_grade_adopts_both_children_started_ahead(started, tmp_path):
     report = graded(path, Options())
     assert report == expected and report["score"] == 100.0
     assert [training for training, _ in started] == [False, True]  # the two started ahead, and no more
-    assert len({workdir for _, workdir in started}) == 1 and not os.path.exists(started[0][1])
+    # each in a working directory of its own, gone with it
+    assert len({workdir for _, workdir in started}) == 2 and not any(os.path.exists(w) for _, w in started)
 
 
 @pytest.mark.parametrize("other", ["other time limits", "a folder"])

@@ -162,7 +162,7 @@ def test_github_classroom_template(tmp_path):
     assert result.returncode == 0
     workflow = (tmp_path / ".github" / "workflows" / "classroom.yml").read_text()
     assert '/micrograde-venv/bin/python" -m pip install --quiet git+https://example.org/m.git' in workflow
-    grading = 'micrograde grade exercises/ --config "$course/micrograde.toml" --format json --output micrograde.json'
+    grading = 'micrograde grade exercises/ --config "$course"/micrograde.toml --format json --output micrograde.json'
     assert grading in workflow
     exercise = Exercise(default())
     every = [(t, c) for t in exercise.targets for c in t.checks]

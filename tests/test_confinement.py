@@ -74,21 +74,27 @@ def attempt(name, action):
 '''
 
 
-def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode):
-    """Links where the grader once opened the child's output, as a bypassed audit hook would leave them."""
+def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode, monkeypatch):
+    """Links where the grader once opened the child's output, as a bypassed audit hook would leave them, in
+    every child's working directory."""
     canary = tmp_path / "text.py"  # stands for any file the grader can write: grader/report/text.py
     canary.write_text("UNTOUCHED = True\n")
-    workdir = tmp_path / "job"
-    workdir.mkdir()
-    for n in (1, 2, 3):
-        for stream in ("stdout", "stderr"):
-            (workdir / f"{stream}.{n}").symlink_to(canary)
+    made = sandbox.new_job_folder
+
+    def planted(prefix: str = "micrograde-") -> str:
+        workdir = Path(made(prefix))
+        for n in (1, 2, 3):
+            for stream in ("stdout", "stderr"):
+                (workdir / f"{stream}.{n}").symlink_to(canary)
+        return str(workdir)
+
+    monkeypatch.setattr(sandbox, "new_job_folder", planted)
     # a crash in __add__ makes the grader start a second child
     source = "print('hello from the child')\n" + SOLUTION.replace(
         "    def __add__(self, other):", "    def __add__(self, other):\n        import os\n        os._exit(3)")
     path = tmp_path / "work.py"
     path.write_text(source)
-    session = Session(read_submission(path), workdir, Options(timeout=10.0).exercise())
+    session = Session(read_submission(path), Options(timeout=10.0).exercise())
     session.open()
     add = plan_op(Case(((("leaf", "a"), ("leaf", "b"), ("add", 0, 1)),), (("a", 1.0), ("b", 2.0))), "add").request
     for _ in range(2):  # the loaded child dies in __add__; the second call starts a fresh one, which dies too

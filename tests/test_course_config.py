@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -28,6 +29,13 @@ ALL_TO_ADD = "[targets.add]\npoints = 100\n"  # BUGGY's add is right: 100 / 100 
 IGNORED = "was ignored: the course's own configuration grades it"
 
 
+def ignored_files(report: dict) -> list[tuple[str, str]]:
+    """Each course file the report says was ignored, and the folder it names: the submission's or the current."""
+    found = [re.match(r"(\S+?)(?:'s \[tool.micrograde\] table)? in (the submission's folder|the current folder) ", w)
+             for w in report["warnings"] if IGNORED in w]
+    return sorted((m.group(1), m.group(2)) for m in found)
+
+
 def hostile_checkout(tmp_path):
     repo = checkout(tmp_path, BUGGY)
     for where in (repo, repo / "exercises"):
@@ -43,9 +51,9 @@ def test_the_templates_grade_with_the_course_configuration(mode, autograder, wor
     assert (result["score"], result["max-score"]) == (78, 100)
     assert run_workflow(workflow, repo, INSTALL) == (78.0, 100.0)
     report = json.loads((repo / "micrograde.json").read_text())
-    ignored = [w for w in report["warnings"] if IGNORED in w]
-    assert sorted(w.split(" in the submission")[0] for w in ignored) == ["micrograde.toml", "micrograde.toml",
-                                                                       "pyproject.toml"]
+    assert ignored_files(report) == [("micrograde.toml", "the current folder"),
+                                     ("micrograde.toml", "the submission's folder"),
+                                     ("pyproject.toml", "the current folder")]
 
 
 def test_gradescope_grades_with_the_course_configuration(tmp_path):
@@ -74,12 +82,22 @@ def test_a_course_configuration_given_to_a_template_is_the_one_it_carries(tmp_pa
     assert (result["score"], result["max-score"]) == (16, 20)  # the course's 20 points: add right, mul not all
 
 
-def test_the_pytest_plugin_ignores_the_submissions_configuration(tmp_path):
+def test_the_pytest_plugin_chooses_the_course_as_grade_does_and_ignores_the_submissions(tmp_path):
+    """Run in the course repository, the plugin grades by its ``micrograde.toml`` as ``micrograde grade`` there
+    does (the same score); the submission's own is ignored, said naming its folder; given the course's copy, the
+    repository's is ignored too."""
     repo = hostile_checkout(tmp_path)
+    grade = json.loads(micrograde("grade", "exercises", "--format", "json", cwd=repo).stdout)
     result, root = pytest_micrograde(repo, repo / "exercises", COURSE)
     total = sum(float(p.get("value")) for p in root.iter("property") if p.get("name") == "points")
+    assert (total, len(outcomes(root))) == (grade["score"], 5) == (100.0, 5)  # ./micrograde.toml: add only
+    assert "micrograde.toml in the submission's folder" in result.stdout and IGNORED in result.stdout
+    course = tmp_path / "course.toml"
+    course.write_text(config.DEFAULT)
+    result, root = pytest_micrograde(repo, repo / "exercises", [*COURSE, "--micrograde-config", str(course)])
+    total = sum(float(p.get("value")) for p in root.iter("property") if p.get("name") == "points")
     assert total == 78.0 and len(outcomes(root)) == 29
-    assert IGNORED in result.stdout
+    assert "micrograde.toml in the current folder" in result.stdout
 
 
 @pytest.mark.parametrize("route", ["grade --config", "batch"])
@@ -103,8 +121,8 @@ def test_staff_grading_in_a_course_repository_still_reads_its_micrograde_toml(tm
     done = micrograde("grade", "exercises", "--format", "json", cwd=repo)
     report = json.loads(done.stdout)
     assert report["max_score"] == 100.0 and report["score"] == 100.0  # ./micrograde.toml: add only
-    assert [w.split(" in the submission")[0] for w in report["warnings"] if IGNORED in w] == ["micrograde.toml",
-                                                                                             "pyproject.toml"]
+    assert ignored_files(report) == [("micrograde.toml", "the submission's folder"),
+                                     ("pyproject.toml", "the current folder")]
 
 
 def test_the_default_written_as_a_micrograde_toml_is_the_default():

@@ -149,7 +149,10 @@ def test_adopting_the_courses_notebook_keeps_it_and_adds_the_grading_cell(tmp_pa
     assert done.stdout.split() == [str(tmp_path / "out" / "blank.ipynb"), str(tmp_path / "out" / "micrograde.toml")]
     original, written = json.loads(blank.read_text()), json.loads((tmp_path / "out" / "blank.ipynb").read_text())
     assert written["cells"][:-2] == original["cells"]
-    assert written["cells"][-1]["source"] == "from grader import check\n\ncheck()"
+    sha256 = load(COURSES / "tutorial-deep.toml").sha256  # the course the notebook carries, named by its cell
+    assert written["cells"][-1]["source"] == f'from grader import check\n\ncheck(course="sha256:{sha256}")'
+    assert written["metadata"]["micrograde"]["course"] == {"sha256": sha256,
+                                                           "toml": (tmp_path / "out" / "micrograde.toml").read_text()}
     assert load(tmp_path / "out" / "micrograde.toml").sha256 == load(COURSES / "tutorial-deep.toml").sha256
     again = micrograde("scaffold", str(tmp_path / "again"), "--adopt", str(tmp_path / "out" / "blank.ipynb"),
                        "--config", str(COURSES / "tutorial-deep.toml"))
@@ -199,7 +202,8 @@ def test_the_scaffold_writes_given_parts_out_and_asks_only_for_the_rest(tmp_path
     assert "    # Given by the course (add): it is checked, and worth no points.\n    def __add__" in engine
     assert 'NotImplementedError("__add__")' not in engine and 'NotImplementedError("backward")' not in engine
     assert not (tmp_path / "out" / "train.py").exists()
-    assert "train" not in (tmp_path / "out" / "micrograd.ipynb").read_text()
+    cells = json.loads((tmp_path / "out" / "micrograd.ipynb").read_text())["cells"]
+    assert not any("train" in "".join(cell["source"]) for cell in cells)
     found = json.loads(micrograde("grade", str(tmp_path / "out" / "engine.py"), "--config", str(course), "--format",
                                   "json").stdout)
     assert sorted((d["target"], d["code"]) for d in found["diagnoses"]) == [("exp", "not-implemented"),

@@ -16,7 +16,7 @@ import reference
 from grader.exercise import config as course_config
 from grader.exercise.cases import checks_for
 from grader.exercise.expr import evaluate, render
-from grader.exercise.ops import OPS
+from grader.exercise.ops import BUILT_IN
 from grader.exercise.targets import Exercise
 from grader.judging.judge import Tolerance, judge_op
 from grader.judging.plan import plan_op
@@ -129,7 +129,7 @@ def codes(report: dict, target: str) -> list[str]:
 
 def test_every_op_has_checks_and_a_reference_rule():
     """Each op's forward rule and local derivatives agree with the reference engine on its own checks."""
-    for name in OPS:
+    for name in BUILT_IN:
         checks = checks_for(name)
         assert [c.id.split(".")[1] for c in checks][:3] == ["forward", "local-grad", "reused-node"], name
         assert checks[-1].generated
@@ -159,7 +159,7 @@ def test_karpathy_engine_under_the_default_course_lacks_tanh():
                for t in report["targets"] if t != "tanh")
 
 
-ALL_OPS = {name: {"points": 5} for name in OPS} | {"backward": {"points": 10}}
+ALL_OPS = {name: {"points": 5} for name in BUILT_IN} | {"backward": {"points": 10}}
 
 
 def test_every_op_written_right_gets_full_marks(tmp_path):
@@ -167,7 +167,7 @@ def test_every_op_written_right_gets_full_marks(tmp_path):
     path.write_text(every_op_solution())
     status, report = grade_json(path, "--config", str(write_config(tmp_path, ALL_OPS)))
     assert report["diagnoses"] == [], report["diagnoses"]
-    assert status == 0 and report["max_score"] == 5 * len(OPS) + 10
+    assert status == 0 and report["max_score"] == 5 * len(BUILT_IN) + 10
 
 
 @pytest.mark.parametrize(("target", "old", "new", "code"), [
@@ -276,23 +276,19 @@ def test_bundled_exercises_are_the_default_scaffold():
         assert (ROOT / "exercises" / name).read_text(encoding="utf-8") == text, name
 
 
-def test_the_scaffold_says_which_parts_it_writes_no_stub_for(tmp_path):
-    """A course with parts beyond the class and the training step (a Tensor's ops, modules, an optimizer, a
-    training function): the scaffold writes the Value's stubs and names the rest, once, on stderr; the classic
-    exercise's has nothing to say."""
-    course = COURSES / "dl-course-hw1.toml"
-    result = micrograde("scaffold", str(tmp_path / "hw"), "--config", str(course))
-    assert result.returncode == 0, result.stderr
-    [note] = result.stderr.splitlines()
+@pytest.mark.parametrize("name", sorted(p.name for p in COURSES.glob("*.toml")))
+def test_the_scaffold_writes_a_stub_for_every_kind_of_target(tmp_path, name):
+    """Every course of the tests, scaffolded: a stub for each part its targets grade (a Tensor's ops, modules,
+    optimizers, training loops, hand-derived gradients, numerical estimates, the class's own methods), each
+    not-implemented at its stub as written, with nothing left to say on stderr."""
+    course = COURSES / name
+    result = micrograde("scaffold", str(tmp_path / "course"), "--config", str(course))
+    assert result.returncode == 0 and result.stderr == "", result.stderr
     exercise = Exercise(course_config.load(course))
-    named = note.partition("no stub is written for ")[2].partition(":")[0].split(", ")
-    assert named == [t.name for t in exercise.targets if t.kind.name != "op" and t.name != "backward"]
-    assert "--adopt" in note and "micrograde scaffold" in note
-    _, report = grade_json(tmp_path / "hw", "--config", str(course))
-    assert {d["target"] for d in report["diagnoses"] if d["code"] == "not-implemented"} == {
-        t.name for t in exercise.targets if not t.given}
-    classic = micrograde("scaffold", str(tmp_path / "classic"))
-    assert classic.returncode == 0 and classic.stderr == ""
+    _, report = grade_json(tmp_path / "course", "--config", str(course))
+    stubs = {d["target"] for d in report["diagnoses"] if d["code"] == "not-implemented"}
+    assert stubs == {t.name for t in exercise.targets if not t.given}, report["diagnoses"]
+    assert report["score"] == 0
 
 
 def test_scaffold_round_trip(tmp_path):
@@ -309,7 +305,10 @@ def test_scaffold_round_trip(tmp_path):
     assert course_config.load(out / "micrograde.toml").sha256 == course_config.load(config).sha256
     notebook = nbformat.read(out / "micrograd.ipynb", as_version=4)
     nbformat.validate(notebook)
-    assert "check(Scalar, fit_step)" in notebook.cells[-1].source
+    sha256 = course_config.load(config).sha256  # the course the notebook carries, named by its grading cell
+    assert f'check(Scalar, fit_step, course="sha256:{sha256}")' in notebook.cells[-1].source
+    assert notebook.metadata["micrograde"]["course"] == {"sha256": sha256,
+                                                         "toml": (out / "micrograde.toml").read_text()}
     engine = (out / "engine.py").read_text()
     assert "class Scalar:" in engine and "import math" in engine and "def tanh" not in engine
     _, report = grade_json(out, "--config", str(config))

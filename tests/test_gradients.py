@@ -153,3 +153,33 @@ def test_what_a_gradient_function_returns_is_never_trusted(tmp_path, body, code)
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert [(d["target"], d["code"]) for d in report["diagnoses"]] == [("gradf", code)]
+
+
+F = "from math import cos\n\n\ndef f(a, b, c):\n    return a**2 * c - cos(2*b) + 3.0/c + b**1.5 - a**0.5\n\n\n"
+DERIVED = ("def gradf(a, b, c):\n    from math import sin\n    return [2*a*c - 0.5*a**-0.5, 2*sin(2*b) + 1.5*b**0.5, "
+           "a**2 - 3.0/c**2]\n")
+ESTIMATES = {  # the gradient by a finite difference of the course's own f, as learners write one
+    "forward 1e-6": "h = 1e-6\n    return [(f(a+h, b, c) - f(a, b, c))/h, (f(a, b+h, c) - f(a, b, c))/h, "
+                    "(f(a, b, c+h) - f(a, b, c))/h]",
+    "central 1e-5": "h = 1e-5\n    return [(f(a+h, b, c) - f(a-h, b, c))/(2*h), (f(a, b+h, c) - f(a, b-h, c))/(2*h), "
+                    "(f(a, b, c+h) - f(a, b, c-h))/(2*h)]",
+    "central scaled": "hs = [1e-5 * max(1, abs(x)) for x in (a, b, c)]\n    return [(f(a+hs[0], b, c) - "
+                      "f(a-hs[0], b, c))/(2*hs[0]), (f(a, b+hs[1], c) - f(a, b-hs[1], c))/(2*hs[1]), "
+                      "(f(a, b, c+hs[2]) - f(a, b, c-hs[2]))/(2*hs[2])]",
+}
+
+
+@pytest.mark.parametrize("estimate", sorted(ESTIMATES))
+def test_a_finite_difference_is_no_derivation(tmp_path, estimate):
+    """A gradient function that differences the course's own ``f`` comes near the derivatives everywhere: it loses
+    the points of the other points, where every usual difference misses a derivation's exactness, and is named
+    ``finite-difference`` at the function's return; the derivation itself keeps every point."""
+    path = tmp_path / "work.py"
+    path.write_text(F + DERIVED)
+    derived = grade(path, Options(config=load(COURSE))).to_json()
+    assert derived["score"] == 16.0 and derived["diagnoses"] == [], derived["diagnoses"]
+    path.write_text(F + "def gradf(a, b, c):\n    " + ESTIMATES[estimate] + "\n")
+    report = grade(path, Options(config=load(COURSE))).to_json()
+    assert [(d["code"], d["target"], d["line"]) for d in report["diagnoses"]] == [("finite-difference", "gradf", 10)]
+    assert report["targets"]["gradf"]["score"] <= 8.0
+    assert "other-points" in {c["id"].split(".")[-1] for c in report["checks"] if c["status"] == "failed"}

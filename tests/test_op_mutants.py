@@ -16,7 +16,7 @@ from helpers import micrograde
 from opmutants import WRITTEN, engine, mutants
 
 from grader.exercise.config import parse
-from grader.exercise.ops import OPS
+from grader.exercise.ops import BUILT_IN, OPS
 from grader.grade import Options, grade
 
 MUTANTS = mutants()
@@ -24,7 +24,7 @@ MUTANTS = mutants()
 
 def every_op() -> object:
     """Every op of the table, and backward."""
-    return parse({"targets": {**{name: {"points": 5} for name in OPS}, "backward": {"points": 10}}}, "every op")
+    return parse({"targets": {**{name: {"points": 5} for name in BUILT_IN}, "backward": {"points": 10}}}, "every op")
 
 
 def docs_course(op: str) -> object:
@@ -49,9 +49,9 @@ def outcome(path, config) -> tuple[list[str], list[tuple[str, str, int | None]],
 
 def test_every_op_meets_every_bug_class_that_applies():
     """The table covers the op table, and every op gets every bug its shape allows."""
-    assert set(WRITTEN) == set(OPS)
+    assert set(WRITTEN) == set(BUILT_IN)
     made = {(m.op, m.bug) for m in MUTANTS}
-    for name, spec in OPS.items():
+    for name, spec in ((n, OPS[n]) for n in BUILT_IN):
         bugs = {bug for op, bug in made if op == name}
         assert {"forgets-out-grad", "overwrites-grad", "wrong-local-grad", "wrong-forward", "returns-none",
                 "closure-on-self", "children-miss-self"} <= bugs, name
@@ -67,7 +67,7 @@ def test_every_op_meets_every_bug_class_that_applies():
 def test_the_engine_the_mutants_come_from_gets_full_marks(tmp_path, config):
     path = tmp_path / "engine.py"
     path.write_text(engine())
-    for op in OPS:
+    for op in BUILT_IN:
         lost, diagnoses, score, most = outcome(path, CONFIGS[config](op))
         assert lost == [] and diagnoses == [] and score == most, (op, diagnoses)
         if config == "every op":

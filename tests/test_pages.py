@@ -140,3 +140,69 @@ def test_class_summary_names_who_needs_what(tmp_path, browser):
     assert "| `backward:wrong-order` | 2 | ben, cat |" in markdown and "| dan | submission: load-timeout |" in markdown
     gradebook = lms_csv(class_rows(), "micrograd").splitlines()
     assert "gus,,,gus,," in gradebook and "ann,,,ann,,100" in gradebook and "dan,,,dan,,0" in gradebook
+
+
+def run_in_a_kernel(path, folder) -> None:
+    """The notebook at ``path`` run top to bottom in a real kernel, from ``folder``, and saved with its outputs."""
+    import nbclient
+
+    book = nbformat.read(path, as_version=4)
+    nbclient.NotebookClient(book, timeout=300, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(folder)}}).execute()
+    nbformat.write(book, path)
+
+
+def test_a_saved_check_outputs_graphs_are_drawn_and_its_cells_named_as_the_page_shows_them(tmp_path, browser):
+    """The bundled notebook with a backward() that forgets to reverse its order, run in a kernel: its check()
+    cell's saved report holds the counterexample's graph as Mermaid, which the page draws (no Mermaid text
+    left), beside micrograde's own feedback; every place is named as the page shows its cell, In [n]."""
+    from helpers import ROOT
+
+    book = nbformat.read(ROOT / "exercises" / "micrograd.ipynb", as_version=4)
+    value, train = BUGGY.split("\n\ndef train_step")
+    for cell in book.cells:
+        if cell.cell_type == "code" and cell.source.startswith("class Value"):
+            cell.source = "class Value" + value.split("class Value", 1)[1]
+        elif cell.cell_type == "code" and cell.source.startswith("def train_step"):
+            cell.source = "def train_step" + train
+    path = tmp_path / "work.ipynb"
+    nbformat.write(book, path)
+    run_in_a_kernel(path, tmp_path)
+    saved = nbformat.read(path, as_version=4).cells[-1].outputs[-1]["data"]["text/markdown"]
+    assert "```mermaid\nflowchart LR" in saved  # what Jupyter drew with Mermaid's script
+    value_cell = next(c for c in nbformat.read(path, as_version=4).cells if c.source.startswith("class Value"))
+    result = micrograde("grade", str(path), "--html", str(tmp_path / "graded.html"))
+    assert result.returncode == 1, result.stderr
+    seen = browser.render(tmp_path / "graded.html", tmp_path / "graded.png")
+    print(f"screenshot: {tmp_path / 'graded.png'}")
+    check_page(seen)
+    assert "flowchart" not in seen["text"] and "-->" not in seen["text"] and "classDef" not in seen["text"]
+    assert len(seen["graphs"]) == 2  # micrograde's feedback, and the saved check() output's, drawn
+    assert all(any(node["wrong"] for node in graph["nodes"]) for graph in seen["graphs"])
+    where = f"(In [{value_cell.execution_count}], line "
+    assert where in seen["feedback"][-2] and ", cell " not in "".join(seen["feedback"])  # backward's feedback
+    assert f"In [{value_cell.execution_count}]" in seen["text"]  # the prompt the page shows beside the cell
+
+
+def test_mermaid_output_of_its_own_type_is_drawn_and_other_mermaid_left_as_written(tmp_path, browser):
+    """A graph micrograde wrote, saved as a ``text/vnd.mermaid`` output, is drawn; a diagram of the student's
+    own (not micrograde's form) is left as the student wrote it, and nothing in either runs."""
+    from grader.report.graph import mermaid
+
+    drawing = mermaid([("leaf", "a"), ("leaf", "b"), ("mul", 0, 1)], [(2.0, -3.0), (-3.0, 2.0), (-6.0, 1.0)],
+                      [(2.0, -3.0), (-3.0, 0.0), (-6.0, 1.0)])
+    path = tmp_path / "work.ipynb"
+    saved_by_jupyter(path, SOLUTION)
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells.append(nbformat.v4.new_markdown_cell("```mermaid\nsequenceDiagram\n  A->>B: hi\n```"))
+    notebook.cells[-2].outputs = [nbformat.from_dict({"output_type": "display_data", "metadata": {},
+                                                      "data": {"text/vnd.mermaid": drawing}})]
+    nbformat.write(notebook, path)
+    result = micrograde("grade", str(path), "--html", str(tmp_path / "graded.html"))
+    assert result.returncode == 0, result.stderr
+    seen = browser.render(tmp_path / "graded.html", tmp_path / "graded.png")
+    check_page(seen)
+    assert len(seen["graphs"]) == 1 and "flowchart" not in seen["text"]
+    [graph] = seen["graphs"]
+    assert len(graph["nodes"]) == 4 and sum(node["wrong"] for node in graph["nodes"]) == 1
+    assert "sequenceDiagram" in seen["text"]

@@ -32,9 +32,7 @@ def opened(tmp_path):
     def open_session(source: str) -> Session:
         path = tmp_path / "work.py"
         path.write_text(source)
-        workdir = tmp_path / "job"
-        workdir.mkdir()
-        session = Session(read_submission(path), workdir, Options(timeout=10.0).exercise())
+        session = Session(read_submission(path), Options(timeout=10.0).exercise())
         session.open()
         sessions.append(session)
         return session

@@ -465,3 +465,18 @@ def test_modules_and_optimizers_reach_no_grader_code_in_every_mode(grading, work
     found = {(d["target"], d["code"]) for d in report["diagnoses"]}
     assert found == {("CrossEntropyLoss", "wrong-output"), ("SGD.step", "wrong-update")}, report["diagnoses"]
     assert watched.breaches(result.stdout, result.stderr) == []
+
+
+def test_children_of_one_grade_hand_nothing_to_each_other_in_every_mode(grading, workspace):
+    """``attacks/handoff_engine.src``: the child that grades train_step hands the grader's training engine to the one
+    that grades the ops, through the working directory, its parent, HOME, TMPDIR, /tmp, /dev/shm and file locks;
+    each child works in a folder of its own, so nothing gets across: the score of the same engine with its handoff
+    switched off, and nothing outside the children touched."""
+    attack_source = (ATTACKS / "handoff_engine.src").read_text()
+    train = "def train_step" + SOLUTION.split("def train_step")[1]
+    watched = watch(grading)
+    report, result = grading.grade(workspace / "submission", "HANDOFF = True\n" + attack_source + "\n" + train)
+    said = [line for line in json.loads(result.stdout).get("output", "").splitlines() if line.startswith("handoff:")]
+    assert said and not any("found" in line for line in said), said
+    assert verdict(report) == verdict(deserved("HANDOFF = False\n" + attack_source + "\n" + train)), said
+    assert watched.breaches(result.stdout, result.stderr) == []

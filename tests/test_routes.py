@@ -63,6 +63,12 @@ COURSES = {COURSE: (SUBMISSIONS, 81.0), KNOBS: (KNOB_SUBMISSIONS, 49.0)}
 PYTEST = str(Path(sys.executable).parent / "pytest")
 
 
+def given(course: Path) -> tuple[list[str], Path | None]:
+    """How a command is told ``course``: a file is ``--config FILE``; a folder is the course's own, holding its
+    ``micrograde.toml``, where the command runs without being told (``grader.course``)."""
+    return ([], course) if course.is_dir() else (["--config", str(course)], None)
+
+
 def exercises(folder: Path, source: str) -> Path:
     """A student's checkout: ``exercises/engine.py``."""
     (folder / "exercises").mkdir(parents=True)
@@ -77,17 +83,19 @@ def whole(staff: dict) -> tuple[int, int]:
 
 
 def staff_report(folder: Path, course: Path) -> dict:
-    result = micrograde("grade", str(folder / "exercises"), "--config", str(course), "--format", "json",
-                        "--audience", "staff")
+    flag, where = given(course)
+    result = micrograde("grade", str(folder / "exercises"), *flag, "--format", "json", "--audience", "staff",
+                        cwd=where)
     assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout)
 
 
 def grade_routes(folder: Path, course: Path) -> dict[str, tuple[float, float]]:
     """``micrograde grade`` as a student runs it: JSON and text."""
-    done = micrograde("grade", str(folder / "exercises"), "--config", str(course), "--format", "json")
+    flag, where = given(course)
+    done = micrograde("grade", str(folder / "exercises"), *flag, "--format", "json", cwd=where)
     report = json.loads(done.stdout)
-    text = micrograde("grade", str(folder / "exercises"), "--config", str(course)).stdout
+    text = micrograde("grade", str(folder / "exercises"), *flag, cwd=where).stdout
     total = re.search(r"^  total\s+(\S+) / (\S+)", text, re.M)
     return {"grade json": (report["score"], report["max_score"]),
             "grade text": (float(total.group(1)), float(total.group(2)))}
@@ -95,7 +103,8 @@ def grade_routes(folder: Path, course: Path) -> dict[str, tuple[float, float]]:
 
 def gradescope_route(folder: Path, tmp_path: Path, course: Path) -> tuple[float, float]:
     """The Gradescope template's run_autograder, as Gradescope runs it, on /autograder/submission."""
-    assert micrograde("template", "gradescope", str(tmp_path / "gs"), "--config", str(course)).returncode == 0
+    flag, where = given(course)
+    assert micrograde("template", "gradescope", str(tmp_path / "gs"), *flag, cwd=where).returncode == 0
     root = tmp_path / "autograder"
     shutil.copytree(folder / "exercises", root / "submission")
     env = {**os.environ, "MICROGRADE_AUTOGRADER_ROOT": str(root), "PATH": f"{BIN}:{os.environ['PATH']}"}
@@ -107,8 +116,9 @@ def gradescope_route(folder: Path, tmp_path: Path, course: Path) -> tuple[float,
 def classroom50_route(folder: Path, tmp_path: Path, course: Path) -> tuple[int, int]:
     """The Classroom 50 autograder, run in the student's checkout with the runner's variables; its
     result.json held to the contract and to the collector's own checks (whole numbers, score <= max)."""
-    assert micrograde("template", "classroom50", str(tmp_path / "c50"), "--install", "micrograde", "--config",
-                      str(course)).returncode == 0
+    flag, where = given(course)
+    assert micrograde("template", "classroom50", str(tmp_path / "c50"), "--install", "micrograde", *flag,
+                      cwd=where).returncode == 0
     done = subprocess.run([sys.executable, str(tmp_path / "c50" / "autograder.py")], cwd=folder,
                           env={**os.environ, **RUNNER_ENV}, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -122,8 +132,9 @@ def classroom50_route(folder: Path, tmp_path: Path, course: Path) -> tuple[int, 
 def github_classroom_route(folder: Path, tmp_path: Path, course: Path) -> tuple[float, float]:
     """The GitHub Classroom workflow, its steps run as Actions runs them, the command grader's parseInt and
     the reporter's sums reproduced (test_classroom); no temporary folder left behind."""
-    assert micrograde("template", "github-classroom", str(tmp_path / "gh"), "--install", "micrograde", "--config",
-                      str(course)).returncode == 0
+    flag, where = given(course)
+    assert micrograde("template", "github-classroom", str(tmp_path / "gh"), "--install", "micrograde", *flag,
+                      cwd=where).returncode == 0
     workflow = yaml.safe_load((tmp_path / "gh" / ".github" / "workflows" / "classroom.yml").read_text())
     runner = tmp_path / "runner"
     runner.mkdir()
@@ -135,8 +146,10 @@ def github_classroom_route(folder: Path, tmp_path: Path, course: Path) -> tuple[
 def pytest_route(folder: Path, course: Path) -> tuple[float, float]:
     """``pytest --micrograde exercises/`` as people type it, points from its JUnit XML."""
     junit = folder / "junit.xml"
-    subprocess.run([PYTEST, "-p", "no:cacheprovider", "--micrograde", "exercises/", "--micrograde-config",
-                    str(course), f"--junitxml={junit}"], cwd=folder, capture_output=True, timeout=300)
+    flag, _ = given(course)  # run where the student's checkout is: the course folder, when it is one
+    subprocess.run([PYTEST, "-p", "no:cacheprovider", "--micrograde", "exercises/",
+                    *(["--micrograde-config", flag[1]] if flag else []), f"--junitxml={junit}"], cwd=folder,
+                   capture_output=True, timeout=300)
     root = ET.parse(junit).getroot()
     properties = [(p.get("name"), float(p.get("value"))) for p in root.iter("property")]
     return (sum(v for n, v in properties if n == "points"), sum(v for n, v in properties if n == "max_points"))
@@ -145,7 +158,8 @@ def pytest_route(folder: Path, course: Path) -> tuple[float, float]:
 def prairielearn_route(folder: Path, tmp_path: Path, course: Path) -> tuple[float, float]:
     """The PrairieLearn grader's entrypoint on /grade/student; results.json held to PrairieLearn's documented
     format. PrairieLearn awards score x the question's points: the question worth the course's total."""
-    assert micrograde("template", "prairielearn", str(tmp_path / "pl"), "--config", str(course)).returncode == 0
+    flag, where = given(course)
+    assert micrograde("template", "prairielearn", str(tmp_path / "pl"), *flag, cwd=where).returncode == 0
     root = tmp_path / "grade"
     shutil.copytree(folder / "exercises", root / "student")
     env = {**os.environ, "MICROGRADE_GRADE_ROOT": str(root), "PATH": f"{BIN}:{os.environ['PATH']}"}
@@ -170,8 +184,8 @@ def nbgrader_totals(tmp_path_factory) -> dict[tuple[Path, str], tuple[float, flo
 def nbgrader_course(course: Path, config: Path, submissions: dict[str, str]) -> dict[str, tuple[float, float]]:
     from nbgrader.api import Gradebook
 
-    assert micrograde("template", "nbgrader", str(course / "source" / "micrograd"), "--config",
-                      str(config)).returncode == 0
+    flag, where = given(config)
+    assert micrograde("template", "nbgrader", str(course / "source" / "micrograd"), *flag, cwd=where).returncode == 0
     (course / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\n")
     nbgrader = [str(Path(sys.executable).parent / "nbgrader")]
     subprocess.run([*nbgrader, "generate_assignment", "micrograd", "--force"], cwd=course, check=True,

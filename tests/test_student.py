@@ -97,3 +97,36 @@ def test_check_in_a_real_kernel_grades_the_course_its_scaffold_wrote(tmp_path):
     report = json.loads(subprocess.run([sys.executable, "-m", "grader", "grade", "engine.py", "--format", "json"],
                                        cwd=folder, capture_output=True, text=True, timeout=300).stdout)
     assert list(report["targets"]) == ["add", "mul", "pow", "relu", "truediv", "backward", "train_step"]
+
+
+def test_check_grades_by_the_course_its_notebook_carries_and_only_as_its_course_wrote_it(tmp_path):
+    """``check()``'s choice of course (``grader.course.course_for(learner=True)``) from notebooks that carry one:
+    the course as its scaffold embedded it; refused, in one line naming config=, when its text was changed since
+    (its hash no longer what the cell names), or when the notebooks around were made for different courses."""
+    import json
+
+    import pytest
+
+    from grader.course import course_for
+    from grader.errors import UsageError
+    from grader.exercise.config import load
+    from grader.exercise.targets import Exercise
+    from grader.staff.scaffold import notebook
+
+    course = tmp_path / "course.toml"
+    course.write_text("[targets.relu]\npoints = 5\n[targets.backward]\npoints = 5\n")
+    book = json.loads(notebook(Exercise(load(course))))
+    (tmp_path / "a.ipynb").write_text(json.dumps(book))
+    chosen = course_for(None, [tmp_path / "elsewhere"], [tmp_path / "a.ipynb"], flag="config", learner=True)
+    assert chosen.config.sha256 == load(course).sha256 and chosen.path is None
+    assert chosen.config.source == "the course configuration a.ipynb carries"
+    book["metadata"]["micrograde"]["course"]["toml"] = book["metadata"]["micrograde"]["course"]["toml"].replace(
+        "points = 5.0", "points = 50.0", 1)
+    (tmp_path / "a.ipynb").write_text(json.dumps(book))
+    with pytest.raises(UsageError, match="changed since the course wrote it.*pass config"):
+        course_for(None, [], [tmp_path / "a.ipynb"], flag="config", learner=True)
+    (tmp_path / "b.ipynb").write_text(notebook(Exercise(load(course.parent / "course.toml").with_time_limit(3))))
+    with pytest.raises(UsageError, match="were made for different courses"):
+        course_for(None, [], [tmp_path / "a.ipynb", tmp_path / "b.ipynb"], flag="config", learner=True)
+    with pytest.raises(UsageError, match="a.ipynb was made for a course .* pass --config FILE"):
+        course_for(None, [], [tmp_path / "a.ipynb"], flag="--config")  # a staff route: never by the notebook's

@@ -5,16 +5,15 @@ forks it, it enters its namespaces, confines itself, and only then loads the
 submission. ``micrograde grade`` spends about 40 ms importing the rest of
 micrograde after it has started the launcher (``launcher.warm_up``), and the
 launcher is up about halfway through. So ``start``, called then, has a thread
-wait for the launcher's namespace probe, make the grade's working directory,
-and start there the two children a grade of the default course asks for (the
+wait for the launcher's namespace probe and start the two children a grade of the default course asks for (the
 ops' and ``train_step``'s): they confine themselves while the imports go on.
 
-The grade takes its working directory and those children from ``workspace``;
+The grade takes those children from ``workspace``;
 its session adopts a child only where it would have started the same one (the
 same role and CPU limit: the course is the default, or one with the same time
 limits) and its submission is a file (a folder's files are copied into the
 working directory before a child confines itself, which binds them). Whatever
-is not adopted is ended and the working directory removed, also when the
+is not adopted is ended (and its working directory removed with it), also when the
 command stops before grading (``discard``, when it returns or, at the latest, at exit). Nothing of the
 confinement changes: each child is started, confined and checked by
 ``Worker.start``, as any other, only earlier.
@@ -26,9 +25,7 @@ import atexit
 import contextlib
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
-from grader.child.sandbox import job_folder, new_job_folder, remove_tree
 from grader.child.worker import Streams, Worker, cpu_limit
 from grader.exercise.kinds import Lane
 
@@ -36,10 +33,9 @@ _STARTED: list[Ahead] = []  # at most one: a command grades once
 
 
 class Ahead:
-    """A working directory and the children started in it ahead of the grade, by lane."""
+    """The children started ahead of the grade, by lane, each in a working directory of its own."""
 
     def __init__(self) -> None:
-        self.workdir = Path(new_job_folder())
         self.workers: dict[Lane, Worker] = {}
         self.thread = threading.Thread(target=self.start_children, name="micrograde-ahead", daemon=True)
 
@@ -53,29 +49,25 @@ class Ahead:
             exercise = Exercise(default())
             cpu_seconds = cpu_limit(exercise.time_budget())
             for lane in exercise.lanes:
-                worker = Worker(self.workdir, Streams(), cpu_seconds=cpu_seconds, lane=lane)
+                worker = Worker(Streams(), cpu_seconds=cpu_seconds, lane=lane)
                 self.workers[lane] = worker
                 worker.start()
         except Exception:  # noqa: BLE001 - the grade's own start meets the same trouble, and reports it
             return
 
     def discard(self) -> None:
-        """End every child not adopted, and remove the working directory."""
+        """End every child not adopted (which removes its working directory)."""
         self.thread.join()
         for worker in self.workers.values():
             worker.close()
         self.workers.clear()
-        remove_tree(self.workdir)
 
 
 def start() -> None:
     """Start the children of a default grade in a thread (see the module's docstring); once a process."""
     if _STARTED:
         return
-    try:
-        ahead = Ahead()
-    except OSError:  # no temporary directory to be had: the grade makes its own, and says why it cannot
-        return
+    ahead = Ahead()
     _STARTED.append(ahead)
     atexit.register(ahead.discard)
     ahead.thread.start()
@@ -92,7 +84,7 @@ def taken() -> Ahead | None:
 
 
 def discard() -> None:
-    """End the children started ahead and not taken by a grade, and remove their working directory: a
+    """End the children started ahead and not taken by a grade, and remove their working directories: a
     command that grades in a process that goes on (a test, a script calling ``grader.cli.main``) ends
     what it started before it returns."""
     if (ahead := taken()) is not None:
@@ -100,16 +92,15 @@ def discard() -> None:
 
 
 @contextlib.contextmanager
-def workspace() -> Iterator[tuple[Path, dict[Lane, Worker]]]:
-    """A grade's working directory and the children started ahead in it, by lane (the
-    session takes those it adopts out of the dict); the rest are ended, and the directory removed, after."""
+def workspace() -> Iterator[dict[Lane, Worker]]:
+    """The children started ahead for a grade, by lane (the session takes those it adopts out of the
+    dict); the rest are ended after."""
     ahead = taken()
     if ahead is None:
-        with job_folder("micrograde-") as tmp:
-            yield Path(tmp), {}
+        yield {}
         return
     ahead.thread.join()
     try:
-        yield ahead.workdir, ahead.workers
+        yield ahead.workers
     finally:
         ahead.discard()

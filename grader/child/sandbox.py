@@ -253,19 +253,8 @@ def working_directories() -> str:
 
 
 def new_job_folder(prefix: str = "micrograde-") -> str:
-    """A new, empty working directory for the children of one grade (``working_directories``)."""
+    """A new, empty working directory for one child (``working_directories``): no two children share one."""
     return tempfile.mkdtemp(prefix=prefix, dir=working_directories())
-
-
-@contextlib.contextmanager
-def job_folder(prefix: str) -> Iterator[str]:
-    """A new working directory (``new_job_folder``), deleted afterwards by ``remove_tree`` (as
-    ``tempfile.TemporaryDirectory`` would, but to any depth)."""
-    path = new_job_folder(prefix)
-    try:
-        yield path
-    finally:
-        remove_tree(path)
 
 
 def remove_tree(path: str | Path) -> None:

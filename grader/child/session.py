@@ -53,6 +53,9 @@ class Observed:
     output: str = ""  # what it printed, capped
 
 
+INFERRED_ROLES = ("data", "grad", "_backward", "_prev", "step")  # what the child may say it found a class names
+
+
 class Watch:
     """What every reply says about the process itself (cheating attempts, cut output) and about the
     class (how it compares nodes, what it names their parts), gathered as the replies come."""
@@ -75,8 +78,9 @@ class Watch:
             self.equality = reply["equality"]
         inferred = reply.get("inferred")
         if isinstance(inferred, dict) and not self.inferred:
-            self.inferred = {role: name for role, name in inferred.items() if role in ("data", "grad", "_backward")
-                             and isinstance(name, str) and name.isidentifier() and len(name) <= 40}
+            self.inferred = {role: name for role, name in inferred.items() if role in INFERRED_ROLES
+                             and isinstance(name, str) and len(name) <= 40
+                             and all(part.isidentifier() for part in name.removesuffix("(grad)").split("."))}
         return reply
 
     def record_confinement(self, worker: Worker, held: object) -> None:
@@ -94,22 +98,22 @@ class Session:
     """The submission's child processes: started, loaded, and restarted after a loss.
 
     One child for each lane the exercise's targets run in (``grader.exercise.kinds``): the ops and
-    ``backward`` in the plain one, ``train_step`` in the one given the training engine. What the first
-    load said is ``loaded``; what the children showed of themselves, ``observed()``.
+    ``backward`` in the plain one, ``train_step`` in the one given the training engine. Each child works
+    in a folder of its own, the submission's files copied into it (``Worker``). What the first load said
+    is ``loaded``; what the children showed of themselves, ``observed()``.
     """
 
-    def __init__(self, submission: Submission, workdir: Path, exercise: Exercise,
-                 ahead: dict[Lane, Worker] | None = None):
+    def __init__(self, submission: Submission, exercise: Exercise, ahead: dict[Lane, Worker] | None = None):
         self.submission = submission
-        self.workdir = workdir
         self.exercise = exercise
-        self.ahead = {} if ahead is None else ahead  # children started in ``workdir`` ahead (``grader.child.ahead``)
+        self.ahead = {} if ahead is None else ahead  # children started ahead (``grader.child.ahead``)
         self.workers: dict[Lane, Worker | None] = {lane: None for lane in LANES}
         self.loaded: Loaded | None = None  # what the first load said, once it has
         self.watch = Watch()
         self.streams: list[Streams] = []  # one per child started, in order
 
-    def load_request(self) -> dict:
+    def load_request(self, workdir: Path) -> dict:
+        """What the child working in ``workdir`` is sent to load the submission."""
         modules = []
         unique = []
         for role in self.submission.names:
@@ -125,8 +129,8 @@ class Session:
             directory, package = None, None
             if self.submission.directory is not None:
                 relative = source.path.relative_to(self.submission.directory)
-                directory = str(self.workdir / "submission" / relative.parent)
-                package = self.package_of(relative)
+                directory = str(workdir / "submission" / relative.parent)
+                package = self.package_of(relative, workdir)
             modules.append({
                 "name": source.path.stem if source.path.stem.isidentifier() else "submission",
                 "directory": directory,
@@ -138,10 +142,10 @@ class Session:
             })
         return {"kind": "load", "modules": modules, "stop_after": load_stop(self.exercise.config.load_time_limit),
                 "isolation": isolation(self.exercise),
-                "children_names": CHILDREN_NAMES,
+                "children_names": CHILDREN_NAMES, "engine": self.exercise.config.engine.request(),
                 "roles": {role.key: {"name": name, "what": role.what} for role, name in self.submission.names.items()}}
 
-    def package_of(self, relative: Path) -> dict | None:
+    def package_of(self, relative: Path, workdir: Path) -> dict | None:
         """The package a file of the submission belongs to (``src/micrograd/engine.py`` with an
         ``__init__.py`` beside it: ``micrograd``), and the folder it is imported from, as an installed
         package is: its own absolute imports (``from micrograd.topo import topo``) and relative ones work."""
@@ -152,16 +156,23 @@ class Session:
             folder = folder.parent
         if not parts:
             return None
-        return {"name": ".".join(parts), "root": str(self.workdir / "submission" / folder)}
+        return {"name": ".".join(parts), "root": str(workdir / "submission" / folder)}
 
     def launch(self, lane: Lane = PLAIN) -> int:
         """Start the child of ``lane`` (or adopt the one started ahead for it) and send it the submission to
         load; returns the load request's id."""
-        worker = self.started_ahead(lane) or Worker(self.workdir, Streams(), cpu_seconds=self.cpu_seconds(),
-                                                    lane=lane)
+        worker = self.started_ahead(lane) or Worker(Streams(), cpu_seconds=self.cpu_seconds(), lane=lane,
+                                                    fill=self.fill)
         self.streams.append(worker.streams)
         self.workers[lane] = worker
-        return worker.send(self.load_request())
+        if worker.process is None:
+            worker.start()
+        return worker.send(self.load_request(worker.workdir))
+
+    def fill(self, workdir: Path) -> None:
+        """Put a folder submission's files in a child's working directory, before the child confines itself."""
+        if self.submission.directory is not None:
+            copy_sources(self.submission, workdir / "submission")
 
     def cpu_seconds(self) -> int:
         """Each child's CPU limit: no more than the wall-clock time all its work is given."""
@@ -173,7 +184,7 @@ class Session:
         directory before a child confines itself). Taken once: a later launch starts a fresh one."""
         worker = self.ahead.get(lane)
         if (worker is None or self.submission.directory is not None or worker.cpu_seconds != self.cpu_seconds()
-                or worker.workdir != self.workdir or not worker.alive):
+                or not worker.alive):
             return None
         return self.ahead.pop(lane)
 
@@ -192,17 +203,12 @@ class Session:
         first; the other lanes' children (``train_step``'s, the modules') start and load alongside it (each
         has a core of its own on most machines); if such an early load is lost, the child is started
         again when its target is graded, as if it had never been tried. A lane no target grades in starts
-        no child. Without namespaces the children share one working directory, and a submission that
-        writes and reads back a file as it loads would race its other self: there the others load once
-        the first has.
+        no child. The children share nothing, not even a folder, in every sandbox mode.
         """
-        if self.submission.directory is not None:
-            copy_sources(self.submission, self.workdir / "submission")
         lane = self.exercise.lanes[0]
         try:
             first = self.launch(lane)
-            shared = not self.workers[lane].sandbox.isolated
-            early = {} if shared else self.launch_early()
+            early = self.launch_early()
             # The search loads while the children start (Hypothesis itself only if a search needs it).
             importlib.import_module("grader.search.engine")
             said = self.settle(lane, first)
@@ -210,8 +216,6 @@ class Session:
             self.loaded = Loaded(violations=tuple(self.watch.violations), lost=lost)
             self.close()
             return
-        if shared:
-            early = self.launch_early()
         for lane, load_id in early.items():
             try:
                 again = self.settle(lane, load_id)
@@ -277,7 +281,7 @@ def isolation(exercise: Exercise) -> dict[str, dict]:
     """Every method of the exercise's op targets, with the target that grades it and its result's label:
     while one target's cases run, the child has the others stand aside (``grader.child.inside.isolation``).
     A reflected method (``__radd__``) is its op's, unless a target of its own grades it."""
-    graded = {t.name for t in exercise.op_targets}
+    graded = {t.op_name for t in exercise.op_targets}  # by op: targets grading one op at several cells share it
     table = {}
     for name in graded:
         table[OPS[name].method] = {"target": name, "label": OPS[name].label}

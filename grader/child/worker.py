@@ -15,7 +15,6 @@ working directory can make the grader read or write anything else.
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import math
 import os
@@ -24,12 +23,13 @@ import select
 import tempfile
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from grader.child import launcher, sandbox
 from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, shipment, training_engine
 from grader.exercise.kinds import PLAIN, Lane
+from grader.submission.nesting import too_deep
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
@@ -94,11 +94,19 @@ def cpu_limit(budget: float) -> int:
 
 
 class Worker:
-    """One child process, started on first use."""
+    """One child process, started on first use, in a working directory of its own.
 
-    def __init__(self, workdir: Path, streams: Streams, cpu_seconds: int = 120, lane: Lane = PLAIN,
-                 kernel: bool = False):
-        self.workdir = workdir
+    Every child it starts gets a new, empty folder (``sandbox.new_job_folder``), filled by ``fill`` (the
+    submission's files, for a folder) before the child confines itself, and removed with the child: no
+    other child, of this grade or another, ever shares it. Without namespaces the children of one grade
+    run side by side under the same uid, so a folder they shared would let one hand another what it
+    holds (the training engine, the reference losses); a child that replaces a lost one starts empty too.
+    """
+
+    def __init__(self, streams: Streams, cpu_seconds: int = 120, lane: Lane = PLAIN, kernel: bool = False,
+                 fill: Callable[[Path], None] | None = None):
+        self.workdir: Path | None = None  # the running child's own working directory (``start``)
+        self.fill = fill
         self.streams = streams
         self.lane = lane  # which child of the grade it is: what it is shipped beside the submission
         self.kernel = kernel  # this child is ``--execute``'s notebook kernel (``grader/child/inside/kernel.py``)
@@ -111,18 +119,31 @@ class Worker:
         self.init_id: int | None = None
 
     def start(self) -> None:
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
+        """Start the child in a new working directory of its own (see the class's docstring)."""
+        workdir = Path(sandbox.new_job_folder(f"micrograde-{self.lane.name}-")).resolve()
+        self.workdir = workdir
+        try:
+            if self.fill is not None:
+                self.fill(workdir)
+            req_r, req_w = os.pipe()
+            rep_r, rep_w = os.pipe()
+        except BaseException:
+            sandbox.remove_tree(workdir)
+            raise
         code = code_file(compiled(self.lane))
-        workdir = self.workdir.resolve()
         layer = self.sandbox.shared_layer(workdir)
         passed = (code, req_r, rep_w)  # the child's 3, 4, 5; the shared Landlock layer, if any, comes next
         try:
             self.process = launcher.Child(
                 BOOTSTRAP, ["-c", child_mark(), "3", "4", "5"], (self.streams.stdout.fileno(),
-                self.streams.stderr.fileno(), *passed), cwd=str(self.workdir),
-                env=sandbox.environment(str(self.workdir)), limits=sandbox.limits(self.cpu_seconds),
+                self.streams.stderr.fileno(), *passed), cwd=str(workdir),
+                env=sandbox.environment(str(workdir)), limits=sandbox.limits(self.cpu_seconds),
                 isolated=self.sandbox.isolated, layer=layer, runs_child=True)
+        except BaseException:
+            os.close(req_w)
+            os.close(rep_r)
+            sandbox.remove_tree(workdir)
+            raise
         finally:
             os.close(code)
             os.close(req_r)
@@ -248,6 +269,8 @@ class Worker:
         if now < self._watched + WATCH_SECONDS:
             return
         self._watched = now
+        if self.workdir is None:
+            return
         holder = None if self.sandbox.isolated or self.process is None else self.process.started()
         excess = sandbox.workdir_excess(self.workdir, holder,
                                         (self.streams.stdout.fileno(), self.streams.stderr.fileno()))
@@ -262,6 +285,7 @@ class Worker:
         self.process = None
         self._requests.close()
         os.close(self._replies)
+        sandbox.remove_tree(self.workdir)
 
     def close(self) -> None:
         self.kill()
@@ -282,19 +306,6 @@ def encoded(request: dict) -> bytes:
             _ENCODED.clear()
         entry = _ENCODED[id(request)] = (request, json.dumps(request).encode())
     return entry[1]
-
-
-def too_deep(line: bytes) -> bool:
-    """Whether the brackets of a JSON text (those inside strings aside) nest deeper than ``MAX_REPLY_DEPTH``."""
-    if line.count(b"[") + line.count(b"{") <= MAX_REPLY_DEPTH:
-        return False
-    brackets = STRINGS.sub(b"", line).translate(None, NOT_BRACKETS)
-    return max(itertools.accumulate(1 if b in b"[{" else -1 for b in brackets)) > MAX_REPLY_DEPTH
-
-
-# A string, or an unterminated one to the end of the line: linear time, whatever the line holds.
-STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"?', re.DOTALL)
-NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 # The harness writes every reply as ``{"id": N, ...}``. Replies that say the same thing
@@ -329,7 +340,7 @@ def read_reply(line: bytes) -> tuple[object, dict | None]:
 
 def parse_reply(line: bytes) -> object:
     """A reply line as JSON, or ``None`` when it is not JSON or nests too deeply to parse safely."""
-    if too_deep(line):
+    if too_deep(line, MAX_REPLY_DEPTH):
         return None
     try:
         return json.loads(line)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from grader.commands.course import course_config
+from grader.commands.course import course
 from grader.errors import UsageError
 from grader.staff.batch import cores, run_batch, students_in
 
@@ -19,6 +19,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.submissions}: not a directory")
     if not students_in(args.submissions):
         raise UsageError(f"{args.submissions}: no submissions in it (one file or folder per student)")
-    course_config(args)  # a wrong configuration stops the batch before it starts
+    # The course every student is graded by, chosen before the batch starts (a wrong configuration, or a class
+    # made for a course the command line does not name, stops it there).
+    chosen = course(args, [s.path for s in students_in(args.submissions)])
     return run_batch(args.submissions, args.out, jobs=jobs, timeout=args.timeout, force=args.force,
-                     assignment=args.assignment, config=args.config)
+                     assignment=args.assignment, config=chosen.path, shard=args.shard)

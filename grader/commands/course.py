@@ -1,25 +1,20 @@
-"""The course a command grades: ``--config``, else a ``micrograde.toml`` where it runs, else the classic one."""
+"""The course a command grades, as every route chooses it (``grader.course.course_for``): ``--config``, else a
+course file where the command runs, else the classic exercise, unless what it grades was made for a course."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
-    from grader.exercise.config import Config
-
-COURSE_FILE = Path("micrograde.toml")  # the course's configuration, where staff grade in its folder
+    from grader.course import Course
 
 
-def course_file(args: argparse.Namespace) -> Path | None:
-    """The course configuration's file: ``--config``, else ``./micrograde.toml`` if there is one (a course
-    repository carries it, so students and its CI grade alike)."""
-    return args.config or (COURSE_FILE if COURSE_FILE.is_file() else None)
+def course(args: argparse.Namespace, submissions: Sequence[Path] = ()) -> Course:
+    """The course of the command line, for ``submissions`` (``UsageError`` when they were made for a course
+    it cannot know; ``ConfigError`` names a wrong key)."""
+    from grader.course import course_for  # not before: ``grader.cli`` starts children before importing it
 
-
-def course_config(args: argparse.Namespace) -> Config:
-    """The course configuration the command line names (``ConfigError`` names a wrong key)."""
-    from grader.exercise.config import load  # not before: ``grader.cli`` reads COURSE_FILE before starting children
-
-    return load(course_file(args))
+    return course_for(args.config, [Path.cwd()], submissions, flag="--config")

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from grader.commands.course import course_config
+from grader.commands.course import course
 from grader.errors import EXIT_LOST_POINTS, EXIT_OK, InputError, UsageError
 from grader.exercise.targets import Exercise
 from grader.grade import Options, grade_submission, refused
@@ -30,8 +30,8 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     form = FORMATS[args.format]
-    options = Options(config=course_config(args), timeout=args.timeout, audience=form.audience or args.audience,
-                      around=(Path.cwd(),))
+    options = Options(config=course(args, [args.path]).config, timeout=args.timeout,
+                      audience=form.audience or args.audience, around=(Path.cwd(),))
     try:
         submission = read_as_run(args.path, options.config)
         notebook = page_source(args, submission)

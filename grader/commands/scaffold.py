@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from grader.commands.course import course_config
+from grader.commands.course import course
 from grader.errors import EXIT_OK
 from grader.exercise.targets import Exercise
 from grader.staff.scaffold import without_stubs, write_scaffold
 
 
 def run(args: argparse.Namespace) -> int:
-    exercise = Exercise(course_config(args))
+    exercise = Exercise(course(args).config)
     if args.adopt is not None:
         from grader.staff.adopt import write_adopted
 
@@ -22,6 +22,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"micrograde: note: {note}", file=sys.stderr)
     else:
         written = write_scaffold(exercise, args.directory)
+        if exercise.config.engine.said:
+            print("micrograde: note: the course describes an engine of its own ([engine], [ops]): the files written "
+                  "are of micrograd's shape; hand out the course's own engine instead, or adopt its notebook "
+                  "(micrograde scaffold DIR --adopt NOTEBOOK)", file=sys.stderr)
         if missing := without_stubs(exercise):
             print(f"micrograde: note: no stub is written for {', '.join(missing)}: hand out the course's own files "
                   "for them, or adopt its notebook (micrograde scaffold DIR --adopt NOTEBOOK)", file=sys.stderr)

@@ -21,6 +21,14 @@ import re
 from dataclasses import dataclass
 
 from grader.diagnosis import traversal
+from grader.diagnosis.engines import (
+    ORDER_CODES,
+    gradient_table,
+    replaced_entry,
+    returned_share,
+    sort_helper,
+    sort_statement,
+)
 from grader.diagnosis.gradients import gradient_statement
 from grader.diagnosis.syntax import (
     Function,
@@ -38,6 +46,7 @@ from grader.diagnosis.tensors import tensor_statement
 from grader.diagnosis.training import train_statement
 from grader.exercise import ops
 from grader.exercise.expr import operands
+from grader.exercise.words import MICROGRAD, Words
 from grader.judging.judge import Verdict, close
 from grader.submission.source import Location, Submission
 from grader.submission.tree import walk
@@ -97,14 +106,14 @@ def error_location(submission: Submission, error: dict | None) -> Location | Non
     return None
 
 
-def attaches_backward(function: Function) -> bool:
+def attaches_backward(function: Function, words: Words = MICROGRAD) -> bool:
     """Whether the method sets ``_backward`` on the node it returns (``out._backward = ...``)
     before it returns it (an assignment after the ``return`` never runs)."""
     returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
     if returned is None or not isinstance(returned.value, ast.Name):
         return False
     return any(owner(target) == returned.value.id and stmt.lineno < returned.lineno
-               for stmt in statements(function) if (target := attribute_target(stmt, "_backward")) is not None)
+               for stmt in statements(function) if (target := attribute_target(stmt, words.step)) is not None)
 
 
 def result_statement(function: Function) -> ast.stmt | None:
@@ -162,27 +171,28 @@ def data_statement(function: Function) -> ast.stmt | None:
     return made
 
 
-def grad_updates(function: Function) -> list[tuple[ast.stmt, str | None]]:
-    """Every statement that assigns to some ``x.grad``, with ``x``'s name, in source order."""
+def grad_updates(function: Function, words: Words = MICROGRAD) -> list[tuple[ast.stmt, str | None]]:
+    """Every statement that assigns to some ``x.grad`` (the engine's name for it), with ``x``'s name, in source
+    order."""
     found = []
     for stmt in statements(function):
-        target = attribute_target(stmt, "grad")
+        target = attribute_target(stmt, words.grad)
         if target is not None and not isinstance(stmt, ast.AnnAssign):
             found.append((stmt, owner(target)))
     return found
 
 
-def overwrites_gradient(function: Function) -> bool | None:
+def overwrites_gradient(function: Function, words: Words = MICROGRAD) -> bool | None:
     """Whether the op assigns an operand's gradient with ``=`` (not ``x.grad = x.grad + ...``);
     ``None`` when it updates no operand's gradient visibly (a helper may do it)."""
     names = {parameter(function, 0), parameter(function, 1)} - {None}
-    updates = [stmt for stmt, name in grad_updates(function) if name in names]
+    updates = [stmt for stmt, name in grad_updates(function, words) if name in names]
     if not updates:
         return None
     return any(isinstance(stmt, ast.Assign) and not any(
-        isinstance(n, ast.Attribute) and n.attr == "grad" and owner(n) == name and isinstance(n.ctx, ast.Load)
+        isinstance(n, ast.Attribute) and n.attr == words.grad and owner(n) == name and isinstance(n.ctx, ast.Load)
         for n in walk(stmt.value)) for stmt in updates
-        for name in [owner(attribute_target(stmt, "grad"))])
+        for name in [owner(attribute_target(stmt, words.grad))])
 
 
 def unbound(function: Function, error: dict) -> ast.stmt | None:
@@ -253,11 +263,16 @@ def every_node_repeated(verdict: Verdict | None) -> bool:
 
 
 def op_statement(code: str, function: Function, verdict: Verdict | None, target: str,
-                 reflected: Written | None) -> tuple[ast.AST | None, Written | None]:
+                 reflected: Written | None, words: Words = MICROGRAD) -> tuple[ast.AST | None, Written | None]:
     """For an op's diagnosis: the statement at fault, and the function it is in when that is
     not the op's own method (the reflected one)."""
     if code == "wrong-forward":
         return data_statement(function), None
+    if words.local is not None and code in ("missing-child", "wrong-local-grad"):
+        # An engine whose nodes keep (operand, local derivative) pairs: the statement that states them.
+        stated = [s for s in statements(function) if attribute_target(s, words.local) is not None]
+        if stated:
+            return stated[0], None
     if code == "missing-child":
         return result_statement(function), None
     if code == "crash" and verdict is not None and verdict.error is not None:
@@ -270,8 +285,8 @@ def op_statement(code: str, function: Function, verdict: Verdict | None, target:
         returned = next((s for s in reversed(function.body) if isinstance(s, ast.Return)), None)
         if returned is not None and not isinstance(returned.value, ast.Name):
             return returned, None  # it returns another node than the one it attached to
-        attached = [s for s in function.body if attribute_target(s, "_backward") is not None
-                    or (isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_backward"
+        attached = [s for s in function.body if attribute_target(s, words.step) is not None
+                    or (isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == words.step
                                                            for t in s.targets))]
         # Never attached: where the attachment belongs, after the closure is defined.
         return (attached[0] if attached else after_closure(function) or result_statement(function)), None
@@ -285,14 +300,18 @@ def op_statement(code: str, function: Function, verdict: Verdict | None, target:
     if code == "timeout":
         return next((s for s in statements(function) if isinstance(s, ast.While)), None), None
     if code in ("wrong-local-grad", "grad-overwrite", "relu-at-zero"):
-        return grad_statement(code, function, verdict, target), None
+        return grad_statement(code, function, verdict, target, words), None
     return None, None
 
 
-def grad_statement(code: str, function: Function, verdict: Verdict | None, target: str) -> ast.stmt | None:
+def grad_statement(code: str, function: Function, verdict: Verdict | None, target: str,
+                   words: Words = MICROGRAD) -> ast.stmt | None:
     """The ``.grad`` update inside ``_backward`` for the operand whose gradient is wrong."""
-    updates = grad_updates(function)
+    updates = grad_updates(function, words)
     if not updates:
+        returned = returned_share(function, wrong_operands(verdict, target))
+        if returned is not None:
+            return returned  # a step that returns the operands' gradients (a Function class's backward)
         # No gradient update at all: they belong at the start of the closure.
         nested = next((s for s in function.body if isinstance(s, Function)), None)
         return nested.body[0] if nested is not None else None
@@ -306,7 +325,7 @@ def grad_statement(code: str, function: Function, verdict: Verdict | None, targe
         # ``out.grad`` belongs) is wrong whatever the evidence says of the operands.
         result = returned.value.id
         misread = [s for s, o in updates if any(  # (``x.grad = x.grad + ...`` reads its own: that is adding)
-            isinstance(n, ast.Attribute) and n.attr == "grad" and owner(n) not in (None, result, o)
+            isinstance(n, ast.Attribute) and n.attr == words.grad and owner(n) not in (None, result, o)
             for n in walk(s.value))]
         if misread:
             return misread[0]
@@ -343,18 +362,31 @@ def unreached_operand(function: Function, verdict: Verdict | None, target: str) 
                  if i < len(names) and names[i] is not None and names[i] not in updated), None)
 
 
-def backward_statement(code: str, function: Function, verdict: Verdict | None) -> ast.AST | None:
+def backward_statement(code: str, function: Function, verdict: Verdict | None,
+                       words: Words = MICROGRAD) -> ast.AST | None:
     """For a diagnosis of ``backward()``: the statement at fault."""
-    runs = calls(function, "_backward")
+    runs = calls(function, words.step)
+    if not runs and words.local is not None:
+        # An engine whose nodes keep (operand, local derivative) pairs: a node runs where the pass reads its pairs
+        # (``for parent, local in v.parents``), outside the sort.
+        runs = [loop.iter for loop in traversal.own_nodes(function) if isinstance(loop, ast.For)
+                and any(isinstance(n, ast.Attribute) and n.attr == words.local for n in walk(loop.iter))]
     last_run = loop_or_call(function, runs[-1]) if runs else None
     me = parameter(function, 0)
+    if not runs and words != MICROGRAD and code in ("missing-seed", *ORDER_CODES):
+        # An engine whose pass runs no step micrograde can name (it walks a tape of its own): its first loop runs
+        # the nodes, its header states their order, and the seed belongs before it.
+        loop = next((s for s in function.body if isinstance(s, (ast.For, ast.While))), None)
+        if loop is not None:
+            return loop
     if code == "missing-seed":
-        seeds = [s for s, o in grad_updates(function) if o == me and top_level(function, s) is s]
-        # No seed at all: it belongs before the first statement that runs the nodes.
-        return seeds[0] if seeds else (top_level(function, runs[0]) if runs else None)
+        seeds = [s for s, o in grad_updates(function, words) if o == me and top_level(function, s) is s]
+        # No seed at all: where the pass makes its own table of gradients (the seed is its first entry), else
+        # before the first statement that runs the nodes.
+        return seeds[0] if seeds else (gradient_table(function) or (top_level(function, runs[0]) if runs else None))
     if code in ("wrong-order", "incomplete-traversal", "repeated-visit"):
         # Nodes skipped, repeated or out of order: the sort that made the order, if it is visibly broken.
-        broken = traversal.sort_fault(function, me)
+        broken = traversal.sort_fault(function, me, words.step)
         if broken is not None:
             return broken
     if code == "wrong-order":
@@ -369,8 +401,8 @@ def backward_statement(code: str, function: Function, verdict: Verdict | None) -
             return last_run
         return first_of_builder(function) or last_run
     if code == "no-accumulation":
-        resets = [s for s, o in grad_updates(function) if isinstance(s, ast.Assign) and o != me]
-        return resets[0] if resets else last_run
+        resets = [s for s, o in grad_updates(function, words) if isinstance(s, ast.Assign) and o != me]
+        return resets[0] if resets else replaced_entry(function) or last_run
     if code == "timeout":
         return next((s for s in statements(function) if isinstance(s, ast.While)), None)
     return None
@@ -381,8 +413,8 @@ def loop_or_call(function: Function, call: ast.Call) -> ast.AST:
     for node in reversed(enclosing(function, call)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.While)):
             break
-        if isinstance(node, ast.For):
-            return node
+        if isinstance(node, ast.For) and not any(n is call for n in walk(node.iter)):
+            return node  # (a loop over what the call returns, the shares of a step, states no order)
     return statement_of(function, call) or call
 
 
@@ -416,7 +448,8 @@ def first_of_builder(function: Function) -> ast.stmt | None:
 
 
 def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | None,
-          submission: Submission, reflected: str | None = None) -> Location | None:
+          submission: Submission, reflected: str | None = None, words: Words = MICROGRAD,
+          given: frozenset[str] = frozenset()) -> Location | None:
     """Where the diagnosis ``code`` of ``target`` points: the statement most likely at fault.
 
     ``kind`` is the target's kind (op, backward, train), ``method`` the graded function's name,
@@ -437,10 +470,14 @@ def blame(code: str, kind: str, target: str, method: str, verdict: Verdict | Non
     try:
         if kind == "op":
             mirror = written(submission, reflected) if reflected else None
-            node, other = op_statement(code, function.node, verdict, target, mirror)
+            node, other = op_statement(code, function.node, verdict, target, mirror, words)
             where = other or function
         elif kind == "backward":
-            node = backward_statement(code, function.node, verdict)
+            helper = sort_helper(submission, function.node, given) if code in ORDER_CODES else None
+            if helper is not None and (found := sort_statement(code, helper[0])) is not None:
+                source, unit = helper[1]
+                return Location(source.display, found.lineno, unit.cell)
+            node = backward_statement(code, function.node, verdict, words)
         elif kind == "train":
             node = train_statement(code, function.node, verdict)
         elif kind == "gradient":

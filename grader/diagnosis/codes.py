@@ -177,6 +177,13 @@ CODES: dict[str, Code] = {code.name: code for code in (
               'but the gradient changes: the numbers are constants, not computed.',
          concept='A gradient is a function of the point: compute each partial derivative from the inputs, as a '
                  'formula of them, or estimate it by evaluating the function itself.'),
+    Code('finite-difference', 'a gradient',
+         meaning="the numbers come near the course's function's derivatives but are exact nowhere a derivation is "
+                 'told from an estimate: a finite difference of the function, not a derivation',
+         what='{method} gives numbers close to the derivatives but not equal to them where a derivation is exact '
+              '(the smallest case shows it): it estimates them from the function instead of deriving them.',
+         concept='A derivation gives each partial derivative as a formula of the inputs (power, product and chain '
+                 'rules), exact at every point; a difference of the function only comes near it.'),
     Code('wrong-shape', 'a tensor op',
          meaning='the result has the wrong shape (an axis kept or lost, shapes not broadcast, a product of the wrong '
                  'sides): the message names both shapes',
@@ -296,7 +303,9 @@ CODES: dict[str, Code] = {code.name: code for code in (
          what='micrograde cannot use your code the way the exercise defines it: {detail}.',
          concept='micrograde makes nodes as Value(x) for a number x and finds their operands in _prev (or '
                  '_children, prev, parents); train_step gets a model with model(x), model.parameters() and '
-                 'model.zero_grad(), whose parameters have only .data and .grad.'),
+                 'model.zero_grad(), whose parameters have only .data and .grad. An engine shaped otherwise (its '
+                 'leaves made another way, its operands, gradient or steps kept elsewhere) is graded as its course '
+                 'describes it in micrograde.toml: [engine] leaf, operands, grad, step.'),
     Code('nested-definition', 'submission',
          meaning='graded methods defined inside another method by an indentation slip: said once, at the first of '
                  'them',

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 from grader.diagnosis import blame, feedback
 from grader.diagnosis.findings import Diagnosis, TargetOutcome
+from grader.diagnosis.gradients import last_assignment
+from grader.diagnosis.numeric import own_return
 from grader.diagnosis.rules import settled, smallest
 from grader.diagnosis.syntax import Function, parameter, statement_of
 from grader.exercise.expression import RESULT
@@ -44,20 +46,24 @@ def note(code: str, verdict: Verdict | None, target: str, result: str) -> str:
     op = fault_of(verdict)
     if op is None:
         return ""
+    why = (f"{op} passes its own checks, so this computation is charged for it" if verdict.details.get("uncharged")
+           else f"{op} is not graded on its own in this course")
     return (f"It makes {target}'s {result} wrong: every node of the computation is checked on its own, and the "
-            f"nodes {op} makes are the ones at fault ({op} is not graded on its own in this course).")
+            f"nodes {op} makes are the ones at fault ({why}).")
 
 
-def function_statement(code: str, function: Function) -> ast.stmt | None:
+def function_statement(code: str, function: Function, value: str = "data") -> ast.stmt | None:
     """Where a diagnosis of the learner's own function points: the statement that reads ``.data`` (what the
     graph cannot see), for detached data; its ``return``, for a wrong value."""
     if code == "detached-data":
-        reads = [n for n in walk(function) if isinstance(n, ast.Attribute) and n.attr == "data"
+        reads = [n for n in walk(function) if isinstance(n, ast.Attribute) and n.attr == value
                  and isinstance(n.ctx, ast.Load)]
         if reads:
             return statement_of(function, min(reads, key=lambda n: (n.lineno, n.col_offset)))
-    returns = [n for n in walk(function) if isinstance(n, ast.Return) and n.value is not None]
-    return returns[-1] if returns else None
+    returned = own_return(function)
+    if code == "wrong-expression" and returned is not None and isinstance(returned.value, ast.Name):
+        return last_assignment(function, returned.value.id, returned.lineno) or returned  # ``loss = ...; return loss``
+    return returned
 
 
 def op_location(code: str, op: str, position: int | None, submission: Submission) -> Location | None:
@@ -82,7 +88,7 @@ def inherited(outcomes: Sequence[TargetOutcome]) -> list[str]:
     own: it was not charged for that op's bug."""
     found = []
     for outcome in outcomes:
-        ops = sorted({v.details["inherits"] for v in outcome.verdicts if "inherits" in v.details})
+        ops = sorted({v.details["inherits"] for v in outcome.verdicts if isinstance(v.details.get("inherits"), str)})
         if ops:
             found.append(f"{outcome.target.name} is right in itself; it comes out wrong only through "
                          f"{' and '.join(ops)}, which {'is' if len(ops) == 1 else 'are'} graded (and charged) on "
@@ -108,7 +114,7 @@ def expression_diagnosis(code: str, verdict: Verdict | None, detail: str, target
         if function is None or (verdict is not None and verdict.error is not None):
             where = blame.blame(code, target.kind.name, target.name, method, verdict, submission)
         else:
-            where = function.at(function_statement(code, function.node))
+            where = function.at(function_statement(code, function.node, target.words.value))
         words = feedback.message(code, target.name, verdict, "both", detail, method=method)
     return Diagnosis(code, target.name, words, where,
                      feedback.counterexample(verdict, "both") if verdict is not None else None)

@@ -6,6 +6,7 @@ Messages describe behaviour and ideas, never the code that fixes them.
 from __future__ import annotations
 
 import math
+import shlex
 
 from grader.diagnosis.codes import CODES, UNUSABLE
 from grader.diagnosis.findings import Counterexample, fmt
@@ -13,6 +14,7 @@ from grader.exercise.cases import Case, TrainCase
 from grader.exercise.expr import operands
 from grader.exercise.ops import OPS, local_derivatives, method_name
 from grader.judging.judge import Verdict
+from grader.submission.source import Location
 
 
 def describe_error(error: dict) -> str:
@@ -143,8 +145,23 @@ SANDBOXED = ("The file runs in the grader's sandbox each time it is loaded, wher
              "or threads, nor reach files outside its folder: keep such code under if __name__ == \"__main__\": "
              "(or, in a notebook, in a cell tagged skip-grading).")
 LOST = ("Loading the file ended the process that grades it: look for top-level code that uses a great deal of "
-        "memory, or ends the process, and keep it under if __name__ == \"__main__\":.")
+        "memory, or ends the process, and keep it under if __name__ == \"__main__\": (or, in a notebook, in a cell "
+        "tagged skip-grading).")
 SANDBOX_REFUSALS = ("is not allowed while grading", "are off limits", "may only write in its working directory")
+
+
+NOTEBOOK_RUNS = ("The notebook must run from top to bottom without errors: restart its kernel and run every cell "
+                 "(Jupyter: Kernel > Restart Kernel and Run All Cells).")
+
+
+def runs_on_its_own(where: Location | None, notebook: bool) -> str | None:
+    """The concept of a ``load-error`` at ``where``, in the words of what the learner runs: a notebook from the
+    top in its kernel, a ``.py`` file with ``python`` and its own name (``None``: a place of neither)."""
+    if notebook or (where is not None and (where.cell is not None or where.file.endswith(".ipynb"))):
+        return NOTEBOOK_RUNS
+    if where is not None and where.file.endswith(".py"):
+        return f"The file must run on its own without errors: try `python {shlex.quote(where.file)}`."
+    return None
 
 
 def load_concept(detail: str) -> str | None:

@@ -3,7 +3,9 @@
 A function that returns the same numbers wherever it is asked, while the course's
 function's gradient changes from point to point, returns constants: numbers pasted
 from the course's check, not a gradient (``pasted-constants``), or only zeros, as the
-stub a course hands out does (``not-implemented``). Any other wrong
+stub a course hands out does (``not-implemented``). Numbers near the derivatives
+everywhere but exact nowhere they are told apart are estimates, a finite difference of
+the function, not a derivation (``finite-difference``). Any other wrong
 number is a derivative that is not the course's function's (``wrong-derivative``):
 the message names the partial derivatives that are wrong at the smallest point.
 """
@@ -26,6 +28,8 @@ def gradient_codes(verdicts: list[Verdict]) -> dict[str, Verdict]:
     if pasted(verdicts):
         stub = all(x == 0.0 for x in smallest(wrong).actual.values())
         return {"not-implemented" if stub else "pasted-constants": smallest(wrong)}
+    if all(v.details.get("estimate") for v in wrong):
+        return {"finite-difference": smallest(wrong)}
     return {"wrong-derivative": smallest(wrong)}
 
 
@@ -85,6 +89,10 @@ def gradient_statement(code: str, function: Function, verdict: Verdict | None) -
     if isinstance(returned, (ast.List, ast.Tuple)):
         item = returned.elts[index] if index < len(returned.elts) else None
         return last_assignment(function, item.id, back.lineno) if isinstance(item, ast.Name) else back
+    if isinstance(returned, ast.Name) and isinstance(
+            made := last_assignment(function, returned.id, back.lineno), ast.Assign) and isinstance(
+            made.value, (ast.List, ast.Tuple)) and made.value.elts:
+        return made  # ``g = [...]; return g``: the list written out, every partial derivative in it
     if isinstance(returned, ast.Name):  # built by appends: the one for this input
         appends = [n for n in walk(function) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
                    and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "append"

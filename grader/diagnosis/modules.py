@@ -73,7 +73,7 @@ def module_location(code: str, target: Target, verdict: Verdict | None, submissi
         return method.at(last_return(method.node)) if own else cls.at()
     if code == "grad-not-reset":
         method = find_method(submission, cls, "zero_grad")
-        return method.at(grad_reset(method.node)) if method is not None else cls.at()
+        return method.at(grad_reset(method.node, target.words.grad)) if method is not None else cls.at()
     method = forward_method(submission, cls)
     if method is None:
         return cls.at()
@@ -145,10 +145,10 @@ def reads_data(stmt: ast.stmt) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == "data" and isinstance(n.ctx, ast.Load) for n in walk(stmt))
 
 
-def grad_reset(function: ast.AST) -> ast.stmt | None:
-    """The statement of ``zero_grad`` that sets a gradient, else its first."""
+def grad_reset(function: ast.AST, grad: str = "grad") -> ast.stmt | None:
+    """The statement of ``zero_grad`` that sets a gradient (``grad``: the engine's name for it), else its first."""
     statements = body_statements(function)
-    return next((s for s in statements if any(isinstance(n, ast.Attribute) and n.attr == "grad"
+    return next((s for s in statements if any(isinstance(n, ast.Attribute) and n.attr == grad
                                               and isinstance(n.ctx, ast.Store) for n in walk(s))),
                 statements[0] if statements else None)
 
@@ -157,4 +157,11 @@ def note(code: str, verdict: Verdict | None) -> str:
     """What a module's diagnosis shows beyond its code: a loss that sums its rows where their mean is asked."""
     if code == "wrong-output" and verdict is not None and "sum" in verdict.faults:
         return "It is the sum of the rows' losses, not their mean."
+    ungraded = verdict.details.get("ungraded") if verdict is not None else None
+    if ungraded == "engine":
+        return ("It comes out right on the grader's own Value: the ops of your class it uses are wrong, and no "
+                "target of this course that grades them loses points for it, so it is charged here.")
+    if ungraded == "parts":
+        return ("It comes out right built of the grader's own parts: the neuron or layer of yours it is built of is "
+                "wrong, and no target of this course that grades it loses points for it, so it is charged here.")
     return ""

@@ -18,6 +18,7 @@ from grader.diagnosis import blame, feedback
 from grader.diagnosis.findings import Diagnosis, fmt
 from grader.diagnosis.rules import settled, smallest
 from grader.diagnosis.syntax import Function
+from grader.diagnosis.traversal import own_nodes
 from grader.exercise.formula import FormulaError, parse
 from grader.exercise.targets import Target
 from grader.judging.judge import Verdict
@@ -212,8 +213,13 @@ def function_statement(code: str, function: Function) -> ast.stmt | None:
             isinstance(t, ast.Name) and (t.id in given or t.id in ("h", "eps")) for t in n.targets)]
         if own:
             return own[-1]
-    returns = [n for n in walk(function) if isinstance(n, ast.Return) and n.value is not None]
-    return returns[-1] if returns else None
+    return own_return(function)
+
+
+def own_return(function: Function) -> ast.Return | None:
+    """The function's own last ``return`` of a value (not one of a function defined inside it)."""
+    returns = [n for n in own_nodes(function) if isinstance(n, ast.Return) and n.value is not None]
+    return max(returns, key=lambda n: n.lineno) if returns else None
 
 
 def unbuilt(submission: Submission, name: str) -> Location | None:
@@ -240,7 +246,8 @@ def value_diagnosis(code: str, verdict: Verdict | None, detail: str, target: Tar
         syntax = next(u.syntax_error for s in submission.files for u in s.units
                       if u.cell == broken.cell and s.display == broken.file and u.syntax_error)
         words = feedback.message("load-error", target.name, None, "grad",
-                                 f"{syntax} in the code that computes {name} ({broken.describe()})")
+                                 f"{syntax} in the code that computes {name} ({broken.describe()})",
+                                 concept=feedback.runs_on_its_own(broken, False))
         return Diagnosis("load-error", target.name, words, broken)
     made = submission.location(name)
     if code == "not-implemented" and made is not None and verdict is not None and verdict.error is not None:

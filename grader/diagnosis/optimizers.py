@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from grader.diagnosis.blame import error_location
-from grader.diagnosis.members import find_class, find_method, first_stub
+from grader.diagnosis.members import Member, find_class, find_method, first_stub
 from grader.diagnosis.modules import body_statements, grad_reset
 from grader.diagnosis.rules import smallest, unusable_and_errors
 from grader.exercise.targets import Target
@@ -44,8 +44,11 @@ def optimizer_codes(verdicts: list[Verdict]) -> dict[str, Verdict]:
 def optimizer_location(code: str, target: Target, verdict: Verdict | None, submission: Submission
                        ) -> Location | None:
     """Where an optimizer's diagnosis points: the statement of its method most likely at fault."""
-    cls = find_class(submission, target.role.key)
+    graph = target.kind.name == "graph"  # a method of the learner's own class (or a function attached to it)
+    cls = find_class(submission, submission.names[target.role] if graph else target.role.key)
     method = find_method(submission, cls, target.settings["method"])
+    if method is None and graph:
+        method = attached(submission, target.settings["method"])
     if method is None:
         return cls.at() if cls is not None else None
     if code == "not-implemented":
@@ -53,10 +56,23 @@ def optimizer_location(code: str, target: Target, verdict: Verdict | None, submi
     if verdict is not None and verdict.error is not None:
         return error_location(submission, verdict.error) or method.at()
     if code == "grad-not-reset":
-        return method.at(grad_reset(method.node))
+        return method.at(grad_reset(method.node, target.words.grad))
     statements = body_statements(method.node)
     if code == "wrong-update":
-        updates = [s for s in statements if any(isinstance(n, ast.Attribute) and n.attr in ("data", "grad")
+        names = (target.words.value, target.words.grad)
+        updates = [s for s in statements if any(isinstance(n, ast.Attribute) and n.attr in names
                                                 and isinstance(n.ctx, ast.Store) for n in walk(s))]
         return method.at(updates[0] if updates else None)
     return method.at(statements[0] if statements else None)
+
+
+def attached(submission: Submission, name: str) -> Member | None:
+    """The top-level function ``name`` of any file of the submission (``def step(self, lr)``, attached to the class
+    as ``Tensor.step = step``), the last definition."""
+    found = None
+    for source in submission.files:
+        for unit in source.units:
+            for node in unit.tree.body if unit.tree else ():
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                    found = Member(node, source, unit)
+    return found

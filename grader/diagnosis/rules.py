@@ -152,6 +152,10 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
 UNBOUND = ("NameError", "UnboundLocalError")
 
 
+# The faults a pass's gradients alone may show, the likelier first (``grader.judging.passes``).
+SIMULATED_ORDER = ("missing-seed", "no-accumulation", "wrong-order", "incomplete-traversal")
+
+
 def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
     """Codes for ``backward`` from the order the nodes ran in and the gradients that resulted."""
     unusable, errors = unusable_and_errors(verdicts)
@@ -164,10 +168,25 @@ def diagnose_backward(verdicts: list[Verdict]) -> dict[str, Verdict]:
             # A name read where it is bound only on some graphs (the last operand a loop saw): the statement that
             # reads it is the one mistake, and the wrong results of the graphs where it is bound follow from it.
             return codes
-    for verdict in sorted((v for v in verdicts if v.error is None and not v.grads_ok),
-                          key=lambda v: v.case.rank):
+    failing = sorted((v for v in verdicts if v.error is None and not v.grads_ok), key=lambda v: v.case.rank)
+    told = [v for v in failing if v.details.get("simulated") and v.faults]
+    if told:
+        # Faults told from the gradients alone (the pass's order not seen): one a traced case shows too, else one
+        # every such case shows, else each case's first, in the order the faults are listed here.
+        traced = set().union(*(v.faults for v in failing if not v.details.get("simulated")))
+        common = set.intersection(*(v.faults for v in told))
+        for verdict in told:
+            choice = (verdict.faults & traced) or (verdict.faults & common) or verdict.faults
+            verdict.faults = {min(choice, key=SIMULATED_ORDER.index)}
+    for verdict in failing:
         for fault in sorted(verdict.faults):
             codes.setdefault(fault, verdict)
+    if "unexplained" in codes:
+        # Gradients wrong in a pass whose trace shows nothing wrong, where the leaves' part is not traced: the
+        # fault another case shows, else gradient replaced where it should have been added to.
+        unexplained = codes.pop("unexplained")
+        if not codes:
+            codes["no-accumulation"] = unexplained
     if "incomplete-traversal" in codes or "repeated-visit" in codes:
         # Order only means something for a pass that runs every node once.
         codes.pop("wrong-order", None)

@@ -13,18 +13,21 @@ from grader.submission import broken, shape
 from grader.submission.notebook import SKIP_TAG, first_line
 from grader.submission.source import Location, Submission
 
-INFERRED = {"data": "keeps each node's number in .{name}", "grad": "keeps each node's gradient in .{name}",
-            "_backward": "stores each op's closure as .{name}"}
+INFERRED = {"data": "keeps each node's number in .{name} where the exercise names it .data",
+            "grad": "keeps each node's gradient in .{name} where the exercise names it .grad",
+            "_backward": "stores each op's closure as .{name} where the exercise names it ._backward",
+            "_prev": "keeps each node's operands in .{name} where the exercise keeps them in ._prev",
+            "step": "passes a node's gradient on with .{name} where the exercise keeps a ._backward closure"}
 
 
 def inferred_warning(cls: str, inferred: dict[str, str]) -> str | None:
     """Said once when the class names a part otherwise than the exercise: graded as written, and why
-    the exercise's name is worth using."""
-    parts = [f"{INFERRED[role].format(name=name)} where the exercise names it .{role}"
-             for role, name in inferred.items() if role in INFERRED]
+    the exercise's name is worth using (a course whose engine is shaped so says it in ``[engine]``)."""
+    parts = [INFERRED[role].format(name=name) for role, name in inferred.items() if role in INFERRED]
     if not parts:
         return None
-    return (f"{cls} {' and '.join(parts)}: micrograde found this by watching your code and graded it as "
+    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return (f"{cls} {listed}: micrograde found this by watching your code and graded it as "
             f"written, but code written for the exercise (its tests, its training loop) uses the exercise's names")
 
 
@@ -56,9 +59,14 @@ class LoadFindings:
     blocked: dict[Role, str] = field(default_factory=dict)
 
 
-def problem(code: str, detail: str, where: Location | None = None) -> Diagnosis:
-    """A diagnosis of the submission as a whole."""
-    return Diagnosis(code, "submission", feedback.message(code, "submission", None, "both", detail), where)
+def problem(code: str, detail: str, where: Location | None = None, notebook: bool = False) -> Diagnosis:
+    """A diagnosis of the submission as a whole (``notebook``: of a notebook, whose learner runs it in Jupyter,
+    not with ``python``)."""
+    concept = None
+    if code == "load-error":
+        concept = feedback.load_concept(detail) or feedback.runs_on_its_own(where, notebook)
+    return Diagnosis(code, "submission", feedback.message(code, "submission", None, "both", detail, concept=concept),
+                     where)
 
 
 def read_load(submission: Submission, loaded: Loaded, load_time_limit: float,
@@ -68,17 +76,18 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float,
     diagnoses: list[Diagnosis] = []
     warnings: list[str] = []
     blocked: dict[Role, str] = {}
+    notebook = bool(submission.providers) and all(s.kind == "ipynb" for s in submission.providers.values())
     problems = [*submission.load_problems(), *((detail, where, (role,))
                                                for role, (detail, where) in broken.parts(submission).items())]
     for detail, location, roles in problems:
-        diagnoses.append(problem("load-error", detail, location))
+        diagnoses.append(problem("load-error", detail, location, notebook))
         for role in roles:
             blocked[role] = f"{location.describe()} did not load"
     if loaded.lost is not None:
         if loaded.lost.reason == "timeout":
             diagnoses.append(load_timeout(shape.top_level_work(submission), load_time_limit))
         else:
-            diagnoses.append(problem("load-error", f"while loading, {loaded.lost.detail}"))
+            diagnoses.append(problem("load-error", f"while loading, {loaded.lost.detail}", notebook=notebook))
         return LoadFindings(tuple(diagnoses), tuple(warnings),
                             dict.fromkeys(submission.names, "the submission did not load"))
     for module in loaded.missing_modules:
@@ -105,7 +114,7 @@ def read_load(submission: Submission, loaded: Loaded, load_time_limit: float,
         line, file = failure.get("line"), failure.get("file")
         if not refused_import(failure, loaded.violations):  # forbidden-import says it, with advice that fits
             where = Location(file, line if isinstance(line, int) else None) if isinstance(file, str) else None
-            diagnoses.append(problem("load-error", feedback.describe_error(failure), where))
+            diagnoses.append(problem("load-error", feedback.describe_error(failure), where, notebook))
         for role in submission.names:
             if not loaded.defined.get(role.key):
                 blocked.setdefault(role, "the submission stopped with an error before defining it")

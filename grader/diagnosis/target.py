@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from grader.diagnosis import (
     blame,
+    engines,
     equality,
     expression,
     feedback,
@@ -56,8 +58,9 @@ def refined(code: str, verdict: Verdict | None, kind: str) -> str:
 
 def op_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None) -> dict[str, Verdict]:
     """An op's codes: how kinds of its cases compare, and what its ``_backward`` visibly does."""
-    return rules.diagnose_op(target.name, verdicts, blame.attaches_backward(function.node) if function else None,
-                             blame.overwrites_gradient(function.node) if function else None)
+    return rules.diagnose_op(target.op_name, verdicts,
+                             blame.attaches_backward(function.node, target.words) if function else None,
+                             blame.overwrites_gradient(function.node, target.words) if function else None)
 
 
 def backward_codes(target: Target, verdicts: list[Verdict], function: blame.Written | None) -> dict[str, Verdict]:
@@ -135,6 +138,7 @@ RULES: dict[str, Callable[[Target, list[Verdict], blame.Written | None], dict[st
     "expression": expression_target_codes,
     "module": module_target_codes,
     "optimizer": optimizer_target_codes,
+    "graph": optimizer_target_codes,
     "training": training_target_codes,
 }
 
@@ -151,6 +155,7 @@ SAY: dict[str, Callable[[str, Verdict | None, str, Target, str, Submission], Dia
 LOCATE: dict[str, Callable[[str, Target, Verdict | None, Submission], Location | None]] = {
     "module": modules.module_location,
     "optimizer": optimizers.optimizer_location,
+    "graph": optimizers.optimizer_location,
     "training": training_location,
 }
 
@@ -168,7 +173,7 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
     the statement most likely at fault. ``equality_seen`` is how the class compares nodes (see
     ``equality``); ``lost`` ended the target's child early, while it ran ``running``; ``allowed`` are the
     modules the course allows (one missing where micrograde runs is the course's to install)."""
-    function = blame.written(submission, method)
+    function = blame.written(submission, engines.part_method(submission, method, "wrong-local-grad"))
     codes = equality.explain(equality_seen, RULES[target.kind.name](target, verdicts, function), verdicts)
     found: list[tuple[str, Verdict | None, str]] = [(refined(code, v, target.kind.name), v, "")
                                                     for code, v in codes.items()]
@@ -184,13 +189,16 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
     diagnoses = []
     for code, v, detail in found:
         if target.kind.name in SAY:
-            diagnoses.append(SAY[target.kind.name](code, v, detail, target, method, submission))
+            said = SAY[target.kind.name](code, v, detail, target, method, submission)
+            diagnoses.append(replace(said, message=target.words.speak(said.message)))
             continue
         # A tensor target that grades another op too (mul with rmul) names the failing case's own method.
-        shown = tensors.case_method(method, v) if target.kind.name == "tensor" else method
+        shown = tensors.case_method(method, v) if target.kind.name == "tensor" else engines.part_method(
+            submission, method, code)
         locate = LOCATE.get(target.kind.name)
         where = locate(code, target, v, submission) if locate is not None else blame.blame(
-            code, target.kind.name, target.name, shown, v, submission, reflected_method(target.name))
+            code, target.kind.name, target.op_name, shown, v, submission, reflected_method(target.op_name),
+            target.words, target.given_code)
         note = ""
         if target.kind.name == "tensor":
             note = tensors.note(code, v)
@@ -198,7 +206,7 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
             note = (f"The loss it computes is a plain number, not a node ({feedback.describe_error(v.error)}), so "
                     "no gradient can flow back from it to the parameters: compute it from the model's outputs.")
         elif code == "wrong-local-grad" and function is not None and (
-                operand := blame.unreached_operand(function.node, v, target.name)) is not None:
+                operand := blame.unreached_operand(function.node, v, target.op_name)) is not None:
             note = f"Nothing in its _backward adds to {operand}.grad, so {operand} gets no gradient from the result."
         elif target.kind.name == "gradient":
             note = gradients.note(code, v)
@@ -215,7 +223,23 @@ def diagnose_target(target: Target, method: str, verdicts: list[Verdict], submis
         concept = feedback.allowed_but_missing(module) if module in allowed else None
         if code == "not-implemented" and where is None:
             concept = NOT_WRITTEN  # no stub to fill in: the submission has nothing of that name
-        words = feedback.message(code, target.name, v, focus, detail, note, concept, method=shown)
+        words = target.words.speak(feedback.message(code, target.op_name, v, focus, detail, note, concept,
+                                                    method=shown))
         diagnoses.append(Diagnosis(code, target.name, words, where,
                                    feedback.counterexample(v, focus) if v is not None else None))
-    return diagnoses
+    return same_statement_once(diagnoses, found, submission)
+
+
+def same_statement_once(diagnoses: list[Diagnosis], found: list[tuple[str, Verdict | None, str]],
+                        submission: Submission) -> list[Diagnosis]:
+    """``diagnoses`` without a ``constant-operand`` whose error was raised by the very statement another of them
+    points at: one mistake (an update written for the wrong operand, which raises where that operand is a plain
+    number's node) is one diagnosis."""
+    blamed = {d.where for d in diagnoses if d.code != "constant-operand"}
+    kept = []
+    for diagnosis, (code, verdict, _) in zip(diagnoses, found):
+        raised = blame.error_location(submission, verdict.error) if verdict is not None and verdict.error else None
+        if code == "constant-operand" and raised is not None and raised in blamed:
+            continue
+        kept.append(diagnosis)
+    return kept

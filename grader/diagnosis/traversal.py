@@ -136,6 +136,10 @@ def operand_walk(scope: Scope) -> ast.stmt | None:
         if isinstance(read.value, ast.Name) and read.value.id != scope.node:
             loops = [loop for loop in loops_over_children(scope) if within(loop.iter, read)]
             return loops[0] if loops else statement_of(scope.code, read)
+    for loop in loops_over_children(scope):  # only some of them: ``v._prev[:-1]``, ``v._prev[0]``
+        if any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr in CHILDREN_NAMES
+               for n in walk(loop.iter)):
+            return loop
     return None
 
 
@@ -231,7 +235,22 @@ def guard_fault(scope: Scope, loops: list[ast.For]) -> ast.stmt | None:
         for call in marked:  # marking the node it asks about, or (checked before a visit) the one visited
             if call.args and not names_in(call.args[0]) & (guard.element | {scope.node}):
                 return statement_of(scope.code, call)
+        if all(call.args and ast.dump(call.args[0]) != ast.dump(guard.test.test.left) for call in marked) and \
+                not names_in(guard.test.test.left) - {scope.node}:
+            # It asks by one key and marks by another, so no node is ever found seen: the slip is the weaker key
+            # (the node itself, then ``id(v)``, then the engine's own id, ``v.unique_id``).
+            mark = marked[0]
+            if key_strength(mark.args[0]) < key_strength(guard.test.test.left):
+                return statement_of(scope.code, mark)
+            return guard.test
     return None
+
+
+def key_strength(key: ast.expr) -> int:
+    """How a key tells nodes apart: 0 the node itself, 1 its ``id()``, 2 an attribute of it (``v.unique_id``)."""
+    if isinstance(key, ast.Attribute):
+        return 2
+    return 1 if isinstance(key, ast.Call) else 0
 
 
 def order_list(function: Function) -> str | None:
@@ -286,10 +305,10 @@ def start_fault(function: Function, scope: Scope, me: str | None, order: str | N
     return None
 
 
-def run_fault(function: Function) -> ast.stmt | None:
-    """Each node of the order run: ``node._backward()`` on the loop's own variable; with no call
-    at all, the call belongs in the loop over the order (or after the last statement)."""
-    runs = calls(function, "_backward")
+def run_fault(function: Function, step: str = "_backward") -> ast.stmt | None:
+    """Each node of the order run: ``node._backward()`` (the engine's ``step``) on the loop's own variable; with
+    no call at all, the call belongs in the loop over the order (or after the last statement)."""
+    runs = calls(function, step)
     if not runs:
         loops = [s for s in function.body if isinstance(s, (ast.For, ast.While)) and not children_reads(s)]
         return loops[-1].body[0] if loops else function.body[-1]
@@ -301,13 +320,23 @@ def run_fault(function: Function) -> ast.stmt | None:
     return None
 
 
-def sort_fault(function: Function, me: str | None) -> ast.stmt | None:
-    """The first statement of the sort (or of the run over its order) that breaks it, if one does."""
+def sort_fault(function: Function, me: str | None, step: str = "_backward") -> ast.stmt | None:
+    """The first statement of the sort (or of the run over its order, of nodes whose chain-rule step is ``step``)
+    that breaks it, if one does."""
+    return builder_fault(function, me) or run_fault(function, step)
+
+
+def builder_fault(function: Function, me: str | None, recursive: bool = False) -> ast.stmt | None:
+    """The first statement of the sort that ``function`` builds (a nested builder, a stack loop) that breaks it;
+    ``recursive``: ``function`` is itself the builder (a top-level function that calls itself on the operands)."""
     order = order_list(function)
-    for scope in scopes(function, me):
+    found_scopes = scopes(function, me)
+    if recursive and me is not None:
+        found_scopes.insert(0, Scope(function, me, True))
+    for scope in found_scopes:
         loops = loops_over_children(scope)
         found = (operand_walk(scope) or guard_fault(scope, loops) or recursion(scope)
                  or append_fault(scope, order, loops) or start_fault(function, scope, me, order))
         if found is not None:
             return found
-    return run_fault(function)
+    return None

@@ -16,7 +16,9 @@ checked. So the report lists them, read from the source alone (nothing here runs
 - the notebook cells the course's ``skip_cells`` left out (its solutions), as one entry;
 - the files of a folder the reader passes over (``test_*.py``, ``setup.py``).
 
-The course's own code that no target grades (``[submission] given``) is not listed.
+The course's own code that no target grades (``[submission] given``) is not listed, nor a second copy of a
+graded part still as the course handed it out (``untouched``: the bundled notebook's stubs beside the ``.py``
+files a learner filled in): nothing of the learner's is in it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from grader.diagnosis.placeholder import trivial
 from grader.exercise.targets import Exercise
 from grader.submission.source import Location, SourceFile, Submission, Unit
 from grader.submission.tree import walk
@@ -61,7 +64,8 @@ def read_by(submission: Submission, exercise: Exercise) -> Read:
     """The definitions ``exercise``'s targets read in ``submission``: the last top-level binding of each
     part's name in the file that provides it, and the functions attached to a graded class by assignment."""
     places, names = set(), set()
-    for role in exercise.roles:
+    parts = [r for r in submission.names if r.what == "part"]
+    for role in (*exercise.roles, *parts):
         name, source = submission.names.get(role), submission.providers.get(role)
         if name is None or source is None:
             continue
@@ -69,12 +73,33 @@ def read_by(submission: Submission, exercise: Exercise) -> Read:
         where = source.defines(name)
         if where is not None:
             places.add(where)
+            if role in parts:  # the engine's own parts: the helpers they call are read through them
+                places |= called_helpers(submission, name)
         for unit in source.units:
             for node in unit.tree.body if unit.tree else ():
                 attached = attached_function(node, name)
                 if attached is not None and (found := source_definition(source, attached)) is not None:
                     places.add(found)
     return Read(frozenset(places), frozenset(names))
+
+
+def called_helpers(submission: Submission, name: str) -> set[Location]:
+    """Where the top-level functions that the function or class ``name`` calls (and those they call) are
+    defined, in any file of the submission (``topological_sort``, called by ``backpropagate``)."""
+    tops = {node.name: (node, Location(source.display, node.lineno, unit.cell))
+            for source in submission.files for unit in source.units for node in (unit.tree.body if unit.tree else ())
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    found: set[Location] = set()
+    stack, seen = [name], {name}
+    while stack:
+        node = tops.get(stack.pop(), (None,))[0]
+        for call in walk(node) if node is not None else ():
+            callee = call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else None
+            if callee in tops and callee not in seen and not isinstance(tops[callee][0], ast.ClassDef):
+                seen.add(callee)
+                found.add(tops[callee][1])
+                stack.append(callee)
+    return found
 
 
 def attached_function(node: ast.stmt, cls: str) -> str | None:
@@ -96,9 +121,30 @@ def source_definition(source: SourceFile, name: str) -> Location | None:
     return found
 
 
-def unit_parts(source: SourceFile, unit: Unit, read: Read, given: set[str]) -> list[Ungraded]:
-    """What of one unit no target read: its functions and classes, else its variables (if it uses nothing
-    graded)."""
+def stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function's body is only a stub's (``raise NotImplementedError``, ``pass``...), its docstring
+    aside."""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return bool(body) and all(trivial(statement) for statement in body)
+
+
+def untouched(node: ast.stmt, graded: set[str]) -> bool:
+    """A definition of a graded part still as the course handed it out: a function that is a stub, or a class
+    whose methods the learner writes (``graded``: ``__add__``, ``backward``, the given ones left out) are all
+    stubs."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return stub(node)
+    methods = [n for n in getattr(node, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and n.name in graded]
+    return bool(methods) and all(stub(m) for m in methods)
+
+
+def unit_parts(source: SourceFile, unit: Unit, read: Read, given: set[str], graded: set[str]) -> list[Ungraded]:
+    """What of one unit no target read: its functions and classes (but an untouched copy of a graded part),
+    else its variables (if it uses nothing graded)."""
     body = unit.tree.body if unit.tree else []
     found, variables, reads_any = [], [], False
     for node in body:
@@ -106,6 +152,8 @@ def unit_parts(source: SourceFile, unit: Unit, read: Read, given: set[str]) -> l
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if here in read.places:
                 reads_any = True
+            elif node.name in read.names and untouched(node, graded):
+                continue  # the course's stub, beside the learner's own copy that was graded
             elif node.name not in given:
                 found.append(Ungraded("class" if isinstance(node, ast.ClassDef) else "function", node.name, here))
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -133,6 +181,7 @@ def ungraded(submission: Submission, exercise: Exercise, read: list[Read]) -> tu
     order of the files and cells."""
     together = Read(frozenset().union(*(r.places for r in read)), frozenset().union(*(r.names for r in read)))
     given = set(exercise.config.given)
+    graded = {exercise.method(t.name).rpartition(".")[2] for t in exercise.targets if not t.given}
     found = [Ungraded("file", name, Location(name)) for name in submission.unread if name not in given]
     for source in submission.files:
         if source.skipped:
@@ -141,5 +190,5 @@ def ungraded(submission: Submission, exercise: Exercise, read: list[Read]) -> tu
             found.append(Ungraded("skipped", f"cell{'s' if len(cells) > 1 else ''} {', '.join(map(str, cells))} "
                                              f"({'; '.join(lines[:3])}{'; ...' if len(lines) > 3 else ''})",
                                   Location(source.display, None, cells[0])))
-        found += [p for unit in source.units for p in unit_parts(source, unit, together, given)]
+        found += [p for unit in source.units for p in unit_parts(source, unit, together, given, graded)]
     return tuple(found)

@@ -14,9 +14,12 @@ import ast
 import functools
 from dataclasses import dataclass
 
+from grader.errors import ConfigError
 
-class CallError(ValueError):
-    """A call micrograde cannot read: the message says what is not allowed."""
+
+class CallError(ConfigError, ValueError):
+    """A call micrograde cannot read: the message says what is not allowed (a course configuration's mistake, in
+    the one family of errors)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ class Call:
     def as_request(self) -> dict:
         """The call as the child runs it: each argument ``["name", x]`` or ``["number", x]``."""
         def one(x: str | int | float) -> list:
+            if isinstance(x, str) and x.startswith("*"):
+                return ["unpack", x[1:]]
             return ["name", x] if isinstance(x, str) else ["number", x]
         return {"args": [one(a) for a in self.args], "keywords": [[k, one(v)] for k, v in self.keywords]}
 
@@ -65,6 +70,8 @@ def parse(text: str, names: tuple[str, ...]) -> Call:
     def argument(node: ast.expr) -> str | int | float:
         if isinstance(node, ast.Name) and node.id in names:
             return node.id
+        if isinstance(node, ast.Starred) and isinstance(node.value, ast.Name) and f"*{node.value.id}" in names:
+            return f"*{node.value.id}"  # the grader's numbers, one argument each (``f(*vals)``)
         number = node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) else node
         if isinstance(number, ast.Constant) and type(number.value) in (int, float):
             return ast.literal_eval(node)  # an int stays one: batch_size=2 is a count
@@ -74,7 +81,8 @@ def parse(text: str, names: tuple[str, ...]) -> Call:
         raise CallError("** is not allowed: name each keyword")
     call = Call(tree.func.id, tuple(argument(a) for a in tree.args),
                 tuple((k.arg, argument(k.value)) for k in tree.keywords))
-    passed = [a for a in call.args if isinstance(a, str)] + [v for _, v in call.keywords if isinstance(v, str)]
+    passed = [a.lstrip("*") for a in call.args if isinstance(a, str)] + [
+        v for _, v in call.keywords if isinstance(v, str)]
     if len(set(passed)) != len(passed):
         raise CallError("each name is passed once")
     return call

@@ -8,13 +8,14 @@ are chosen so that no bug can hide behind a coincidence (no 0, no 1).
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from grader.exercise.expr import Expr, Sym, compile_sym, exponent, fmt_number, leaf, render, safe_domain
-from grader.exercise.ops import OPS
+from grader.exercise.ops import OPS, Edge, Op
 from grader.exercise.space import CONSTANTS, EXPONENTS, INPUTS
 
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
@@ -213,7 +214,7 @@ GIVEN_CHECKS: dict[str, list[Check]] = {
 }
 
 
-def _unary_checks(name: str, symbol: str, at: tuple[float, float, float], special: Check | None) -> list[Check]:
+def _unary_checks(name: str, symbol: str, at: tuple[float, ...], special: list[Check]) -> list[Check]:
     """The checks of a one-operand op, at three inputs ``at`` where it is smooth and not trivial (the first
     two on either side of a kink, where it has one). Its operand is a leaf, the op's own result, and a node
     of another op (whose own ``_backward`` must still run) in the regions of both ``x`` and ``y``."""
@@ -231,7 +232,7 @@ def _unary_checks(name: str, symbol: str, at: tuple[float, float, float], specia
         Check(f"{name}.reused-node", "a node used twice gets both contributions", "grad",
               (case(u(a) + a, a=x), case(u(a) * u(a), a=y))),
     ]
-    return [*checks, *([special] if special else []),
+    return [*checks, *special,
             Check(f"{name}.generated", f"generated expressions with {symbol}", "both", generated=True)]
 
 
@@ -274,25 +275,6 @@ def _number_first_checks(name: str, symbol: str) -> list[Check]:
               (case(f(a) + a, a=2.0), case(f(a * b) * a, a=2.0, b=-3.0))),
         Check(f"{name}.generated", f"generated expressions with {symbol}", "both", generated=True),
     ]
-
-
-MORE_CHECKS: dict[str, list[Check]] = {
-    "relu": _unary_checks("relu", "relu", (1.5, -2.0, 0.7), Check(
-        "relu.at-zero", "relu at exactly 0, where any gradient between 0 and 1 is right", "both",
-        (case(a.relu(), a=0.0), case(a.relu() + a, a=0.0)), kink=True, code="relu-at-zero")),
-    "exp": _unary_checks("exp", "exp", (1.5, -2.0, 0.3), None),
-    "log": _unary_checks("log", "log", (2.5, 0.5, 4.0), Check(
-        "log.domain", "small and large positive inputs", "both",
-        (case(a.log(), a=0.05), case(a.log(), a=40.0), case(a.log() * b, a=0.1, b=2.0)))),
-    "sigmoid": _unary_checks("sigmoid", "sigmoid", (1.5, -2.0, 0.7), Check(
-        "sigmoid.saturation", "large inputs, where sigmoid is flat", "both",
-        (case(a.sigmoid(), a=8.0), case(a.sigmoid(), a=-9.0)))),
-    "neg": _unary_checks("neg", "-", (1.5, -2.0, 0.7), None),
-    "sub": _binary_checks("sub", "-"),
-    "truediv": _binary_checks("truediv", "/"),
-    "radd": _number_first_checks("radd", "+"),
-    "rmul": _number_first_checks("rmul", "*"),
-}
 
 
 def reaches_reflection(case: Case, target: str) -> bool:
@@ -354,9 +336,75 @@ def course_checks(target: str, apart: bool, have: frozenset[str] | None = None) 
     return checks
 
 
+def _comparison_checks(name: str, symbol: str) -> list[Check]:
+    """The checks of a comparison (``a < b``): 1 where it holds and 0 where not, with a plain number on its right,
+    and no gradient through it (whether it gives a node, a truth value or a number)."""
+    def f(x: Sym, y: object) -> Sym:
+        return x.apply(name, y)
+
+    return [
+        Check(f"{name}.forward", f"a {symbol} b gives 1 where it holds, else 0", "data",
+              (case(f(a, b), a=2.0, b=-3.0), case(f(a, b), a=-1.5, b=2.0), case(f(a + b, c), a=0.5, b=0.25, c=-4.0))),
+        Check(f"{name}.constant-operand", f"a plain number on the right of {symbol}", "data",
+              (case(f(a, 2.0), a=1.5), case(f(a, 2.0), a=3.5))),
+        Check(f"{name}.no-gradient", "a comparison passes no gradient back to its operands", "grad",
+              (case(f(a, b), a=2.0, b=-3.0), case(f(a * b, c), a=1.5, b=2.0, c=0.5))),
+    ]
+
+
+# Inputs a course's own unary op is checked at (three of them, as ``_unary_checks`` takes), where its row gives none:
+# the first of these triples where the op is well defined.
+UNARY_INPUTS = ((1.5, -2.0, 0.7), (2.5, 0.5, 4.0), (0.5, 0.25, 0.8))
+
+
+def symbol(spec: Op) -> str:
+    """How a check's title writes the op: ``-`` for a negation, a method's name (``relu``), an operator's label."""
+    if spec.arity == 1 and spec.call.startswith("operator."):
+        return spec.template.replace("{0}", "").strip("()")
+    return spec.method if spec.arity == 1 else spec.label
+
+
+def edge_check(name: str, edge: Edge) -> Check:
+    """An op's own edge (its row's ``edges``) as a check of its cases."""
+    def u(s: Sym) -> Sym:
+        return s.apply(name)
+
+    cases = (*(case(u(a), a=x) for x in edge.values), *(case(u(a) + a, a=x) for x in edge.reused),
+             *(case(u(a) * b, a=x, b=y) for x, y in edge.scaled))
+    return Check(f"{name}.{edge.name}", edge.title, "both", cases, kink=edge.kink, code=edge.code)
+
+
+@functools.cache
+def row_checks(name: str) -> list[Check]:
+    """The checks of an op that is not the classic exercise's, made from its row of the op table: a comparison's, a
+    reflected op's, a one-operand op's at its hand-picked inputs with its own edges, a two-operand op's; an op a
+    course names with its formula, every case where it is well defined."""
+    spec = OPS[name]
+    if spec.comparison:
+        return _comparison_checks(name, spec.label)
+    if spec.number_first:
+        return _number_first_checks(name, spec.label)
+    if spec.arity == 2:
+        checks = _binary_checks(name, symbol(spec))
+    else:
+        at = spec.inputs or next((t for t in UNARY_INPUTS if all(spec.safe(x) and spec.safe(x + 0.5) for x in t)),
+                                 UNARY_INPUTS[0])
+        checks = _unary_checks(name, symbol(spec), at, [edge_check(name, edge) for edge in spec.edges])
+    if not spec.formula:
+        return checks
+    kept = []
+    for check in checks:
+        cases = tuple(c for c in check.cases if all(safe_domain(e, c.values) for e in c.exprs))
+        if cases or check.generated:
+            kept.append(replace(check, cases=cases))
+    return kept
+
+
 def checks_for(target: str) -> list[Check]:
     """Every check of ``target``, in the order they run."""
-    for table in (CLASSIC_CHECKS, MORE_CHECKS, GIVEN_CHECKS):
+    for table in (CLASSIC_CHECKS, GIVEN_CHECKS):
         if target in table:
             return table[target]
+    if target in OPS:
+        return row_checks(target)
     raise KeyError(target)

@@ -19,12 +19,15 @@ from pathlib import Path
 from grader.child.inside.policy import FORBIDDEN_MODULES, UNSAFE_MODULES
 from grader.errors import ConfigError
 from grader.exercise import ops
-from grader.exercise.calls import CallError
-from grader.exercise.calls import parse as parse_call
+from grader.exercise.engine import Engine
+from grader.exercise.engine import parse as parse_engine
 from grader.exercise.formula import FormulaError
 from grader.exercise.formula import parse as parse_formula
-from grader.exercise.kinds import GIVEN_TARGETS, KINDS, ROLES, Kind, Option, Role, kind_of
+from grader.exercise.kinds import GIVEN_TARGETS, KINDS, ROLES, Kind, Role, kind_of
 from grader.exercise.knobs import SUBMISSION_DEFAULTS, TARGET_KEYS, Knobs, submission_table, target_knobs, target_points
+from grader.exercise.options import option
+from grader.exercise.toml import as_toml
+from grader.exercise.words import MICROGRAD, Words, words_of
 
 # The classic exercise: five methods of Value and train_step. Kept as data, not as TOML text to parse,
 # so that a grade with the default reads no TOML (importing ``tomllib`` costs a grade about 3 ms);
@@ -40,39 +43,6 @@ DEFAULT_TABLES: dict = {
 }
 # Written out only when a course sets them (``tables``): the classic exercise's file stays as it was.
 OPTIONAL_TABLES: dict = {"submission": SUBMISSION_DEFAULTS}
-
-
-def as_toml(tables: dict, heading: str) -> str:
-    """``tables`` (tables of numbers and strings; ``targets`` a table of them) as a ``micrograde.toml``
-    headed by the comment ``heading``: a blank line between tables, none between the targets."""
-    blocks = []
-    for name, table in tables.items():
-        sections = [(f"{name}.{toml_key(key)}", value) for key, value in table.items()] if name == "targets" \
-            else [(name, table)]
-        blocks.append("".join(f"[{section}]\n" + "".join(f"{key} = {toml_value(value)}\n"
-                                                          for key, value in values.items())
-                              for section, values in sections))
-    return f"# {heading}\n" + "\n".join(blocks)
-
-
-def toml_key(key: str) -> str:
-    """A key as TOML reads it back: bare where it can be, else quoted (``"SGD.step"``, a name with a dot)."""
-    return key if key and all(c.isalnum() or c in "_-" for c in key) and key.isascii() else json.dumps(key)
-
-
-def toml_value(value: str | int | float | bool | list | dict) -> str:
-    """A string, a number, a truth value, a list of strings or numbers, or a table of numbers as TOML reads it
-    back (an exponent without Python's leading zero: ``1e-6``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, list) and not all(isinstance(v, str) for v in value):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, (str, list)):
-        return json.dumps(value)  # a TOML basic string (and an array of them) is written as JSON writes it
-    mantissa, e, exponent = repr(value).partition("e")
-    return f"{mantissa}e{int(exponent)}" if e else mantissa
 
 
 DEFAULT = as_toml(DEFAULT_TABLES, "The classic exercise: five methods of Value and train_step.")
@@ -109,6 +79,7 @@ class Config:
     sha256: str = ""  # ``fingerprint``: what it means, not how it is spelled
     skip_cells: tuple[str, ...] = ()  # notebook cells that are the course's (its solutions): never run nor graded
     given: tuple[str, ...] = ()  # the course's own functions and classes that no target grades
+    engine: Engine = Engine()  # how the course's engine is driven, where it is not shaped like micrograd
 
     @property
     def class_name(self) -> str:
@@ -130,6 +101,8 @@ class Config:
         for target in self.targets:
             role = KINDS[target.kind].role_of(target.settings)
             found.setdefault(role, self.name_of(role))
+        for name in self.engine.parts():
+            found.setdefault(Role(name, "part"), name)
         return found
 
     def target(self, name: str) -> TargetConfig:
@@ -168,7 +141,8 @@ def _known_keys(table: dict, known: set[str], where: str) -> None:
 def parse(data: dict, where: str) -> Config:
     """Validate a parsed configuration; ``ConfigError`` names the first problem's key."""
     defaults = DEFAULT_TABLES
-    _known_keys(data, {"targets", "limits", "tolerance", "scaffold", "policy", "submission"}, where)
+    _known_keys(data, {"targets", "limits", "tolerance", "scaffold", "policy", "submission", "engine", "ops"}, where)
+    engine = parse_engine(data.get("engine"), data.get("ops"), where)  # before the targets: an op it names is one
     limits = _table(data, "limits", where)
     _known_keys(limits, {"time_limit", "load_time_limit", "examples"}, f"{where} [limits]")
     time_limit = _number(limits, "time_limit", f"{where} [limits]", defaults["limits"]["time_limit"])
@@ -188,7 +162,7 @@ def parse(data: dict, where: str) -> Config:
     targets_table = data.get("targets", defaults["targets"])
     if not isinstance(targets_table, dict) or not targets_table:
         raise ConfigError(f"{where}: [targets] must list at least one target")
-    targets = [parse_target(name, table, f"{where} [targets.{name}]", time_limit)
+    targets = [parse_target(name, table, f"{where} [targets.{name}]", time_limit, words_of(engine))
                for name, table in targets_table.items()]
     config = Config(
         tuple(targets), time_limit,
@@ -197,7 +171,8 @@ def parse(data: dict, where: str) -> Config:
         _number(tolerance, "finite_difference", f"{where} [tolerance]", defaults["tolerance"]["finite_difference"]),
         scaffold, _allowed_modules(_table(data, "policy", where), f"{where} [policy]"), where)
     submission = submission_table(data.get("submission", {}), where)
-    config = replace(config, skip_cells=tuple(submission["skip_cells"]), given=tuple(submission["given"]))
+    config = replace(config, skip_cells=tuple(submission["skip_cells"]), given=tuple(submission["given"]),
+                     engine=engine)
     return replace(config, sha256=fingerprint(config))
 
 
@@ -216,12 +191,13 @@ def _allowed_modules(policy: dict, where: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(modules))
 
 
-def parse_target(name: str, table: object, key: str, time_limit: float) -> TargetConfig:
+def parse_target(name: str, table: object, key: str, time_limit: float, words: Words = MICROGRAD) -> TargetConfig:
     """One ``[targets.NAME]`` table: its kind (said, or an op's, ``backward``'s or ``train_step``'s), points,
     hidden checks, time limit, the kind's options and the course's knobs (``grader.exercise.knobs``)."""
     if not isinstance(table, dict):
         raise ConfigError(f"{key}: must be a table")
-    kind = target_kind(name, table.get("kind"), key)
+    aliased = "op" in table and table.get("kind", "op") == "op"  # an op graded under a name of its own
+    kind = target_kind(name, "op" if aliased else table.get("kind"), key, table["op"] if aliased else None)
     _known_keys(table, {"points", "hidden", "time_limit", "kind", *TARGET_KEYS, *(o.key for o in kind.options)}, key)
     options = {o.key: option(table, o, key) for o in kind.options if o.key in table or o.required}
     if "reflected" in options and ops.reflection(name) is None:
@@ -240,7 +216,7 @@ def parse_target(name: str, table: object, key: str, time_limit: float) -> Targe
                               f"({', '.join(options['inputs'])})")
     hidden = table.get("hidden", [])
     try:  # a kind's checks are made from its options, which they validate together (a point in its domain...)
-        check_names = [c.id.removeprefix(f"{name}.") for c in kind.checks(name, options)]  # a name may hold dots
+        check_names = [c.id.removeprefix(f"{name}.") for c in kind.checks_of(name, options, words)]  # may hold dots
     except (ConfigError, ValueError) as exc:  # options each right that do not go together, said by the kind
         raise ConfigError(f"{key} {exc}") from None
     knobs = target_knobs(table, key, check_names)
@@ -255,8 +231,22 @@ def parse_target(name: str, table: object, key: str, time_limit: float) -> Targe
                         tuple(options.items()), knobs)
 
 
-def target_kind(name: str, said: object, key: str) -> Kind:
-    """The kind of target ``name``: its ``kind`` key, else what its name is (an op, ``backward``, ``train_step``)."""
+def target_kind(name: str, said: object, key: str, op: object = None) -> Kind:
+    """The kind of target ``name``: its ``kind`` key, else what its name is (an op, ``backward``, ``train_step``); an
+    op graded under a name of its own (``op``: a tutorial's forward pass at one cell, its gradients at another) is
+    of kind ``op``."""
+    if op is not None:
+        if not isinstance(op, str) or not (op in ops.OPS or op in ops.ON_REQUEST):
+            raise ConfigError(f"{key} op: {op!r} is not an op micrograde knows (known: {', '.join(ops.OPS)}; name an "
+                              "op of your own under [ops] with its formula)")
+        if op in ops.ON_REQUEST:
+            ops.register(ops.ON_REQUEST[op])
+        if said != "op" or name in ops.OPS or name in GIVEN_TARGETS:
+            raise ConfigError(f"{key} op: a target that grades an op under a name of its own is of kind \"op\", "
+                              f"and its name ({name!r}) is no op's")
+        return KINDS["op"]
+    if name in ops.ON_REQUEST:
+        ops.register(ops.ON_REQUEST[name])  # a comparison the course grades: an op from now on
     if said is None:
         try:
             return kind_of(name)
@@ -277,79 +267,6 @@ def target_kind(name: str, said: object, key: str) -> Kind:
     return kind
 
 
-def option(table: dict, spec: Option, key: str) -> object:
-    """The value of the kind's option ``spec`` in ``table``, checked for its type (kept as tuples: hashable)."""
-    if spec.key not in table:
-        raise ConfigError(f"{key} {spec.key}: missing ({spec.doc})")
-    value = table[spec.key]
-    if spec.type == "name" and isinstance(value, str) and value.isidentifier():
-        return value
-    if spec.type == "names" and isinstance(value, list) and value and all(
-            isinstance(v, str) and v.isidentifier() for v in value) and len(set(value)) == len(value):
-        return tuple(value)
-    if spec.type == "formula" and isinstance(value, str) and value.strip():
-        return value
-    if spec.type == "points" and isinstance(value, list) and value and all(
-            isinstance(p, list) and p and all(_finite(x) for x in p) for p in value):
-        return tuple(tuple(float(x) for x in p) for p in value)
-    if spec.type == "choice" and value in spec.choices:
-        return value
-    if spec.type == "choices" and isinstance(value, list) and all(v in spec.choices for v in value) and \
-            len(set(value)) == len(value):
-        return tuple(value)
-    if spec.type == "flag" and isinstance(value, bool):
-        return value
-    if spec.type == "counts" and isinstance(value, list) and value and all(
-            type(n) is int and 1 <= n <= 3 for n in value) and len(set(value)) == len(value):
-        return tuple(sorted(value))
-    if spec.type == "numbers" and isinstance(value, list) and value and all(_finite(x) for x in value):
-        return tuple(float(x) for x in value)
-    if spec.type == "number" and _finite(value) and value > 0:
-        return float(value)
-    if spec.type == "formulas" and isinstance(value, list) and value and all(
-            isinstance(v, str) and v.strip() for v in value):
-        return tuple(value)
-    if spec.type == "code" and isinstance(value, str) and value.strip():
-        return code_option(value, spec, key)
-    if spec.type == "sizes" and isinstance(value, list) and len(value) >= 2 and all(
-            type(v) is int and 1 <= v <= 64 for v in value):
-        return tuple(value)
-    if spec.type == "call" and isinstance(value, str):
-        try:
-            parse_call(value, spec.choices)
-        except CallError as exc:
-            raise ConfigError(f"{key} {spec.key}: {exc} ({spec.doc}), got {value!r}") from None
-        return value
-    raise ConfigError(f"{key} {spec.key}: expected {expected(spec)} ({spec.doc}), got {value!r}")
-
-
-def expected(spec: Option) -> str:
-    """What an option of ``spec``'s type must be, in words."""
-    one_of = ", ".join(map(json.dumps, spec.choices))  # as TOML spells them
-    return {"name": "a Python name", "names": "a list of distinct Python names",
-            "formula": "a formula of the inputs, as a string", "formulas": "a list of formulas of the inputs, as "
-            "strings", "points": "a list of points, each a list of numbers", "numbers": "a list of numbers",
-            "number": "a positive number", "choice": f"one of {one_of}", "choices": f"a list of some of {one_of}, "
-            "each once", "flag": "true or false", "counts": "a list of distinct whole numbers from 1 to 3",
-            "code": "Python code, as a string", "sizes": "a list of at least two whole numbers from 1 to 64",
-            "call": "a call, as a string"}[spec.type]
-
-
-def code_option(value: str, spec: Option, key: str) -> str:
-    """Course-given Python (a computation on the class's nodes): it must at least compile; what else a kind
-    needs of it, its checks say when they are made."""
-    try:
-        compile(value, f"<{spec.key}>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
-        raise ConfigError(f"{key} {spec.key}: not valid Python{where}: {getattr(exc, 'msg', exc)}") from None
-    return value
-
-
-def _finite(x: object) -> bool:
-    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
-
-
 def tables(config: Config) -> dict:
     """The configuration as ``micrograde.toml``'s tables, every value written out: what it means, whatever
     file (a ``pyproject.toml``'s table too) and spelling it came from (``as_toml`` writes them)."""
@@ -364,6 +281,7 @@ def tables(config: Config) -> dict:
         "scaffold": dict(config.scaffold),
         "policy": {"allowed_modules": list(config.allowed_modules)},
         **({"submission": submission} if submission != OPTIONAL_TABLES["submission"] else {}),
+        **config.engine.tables(),
     }
 
 
@@ -392,6 +310,8 @@ def fingerprint(config: Config) -> str:
     for key in ("skip_cells", "given"):
         if not meaning[key]:
             del meaning[key]
+    if not config.engine.said:
+        del meaning["engine"]  # micrograd's shape means what it meant before there was the table
     for target in meaning["targets"]:
         if target["knobs"] == asdict(Knobs()):
             del target["knobs"]
@@ -453,13 +373,3 @@ def configures(pyproject: Path) -> bool:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
     return isinstance(data.get("tool", {}).get("micrograde"), dict)
-
-
-def ignored(directories: list[Path], used: Config) -> list[str]:
-    """Warnings for every course configuration in ``directories`` (the submission's) other than the one
-    that grades (``used``): a submission never configures its own grading."""
-    in_use = Path(used.source).resolve() if used.source != "default" else None
-    paths = dict.fromkeys(path.resolve() for directory in directories for path in found_in(directory))
-    return [f"{path.name} in the submission ({path.parent}) was ignored: the course's own configuration "
-            "grades it" + (" (the pyproject.toml's [tool.micrograde] table)" if path.name == "pyproject.toml" else "")
-            for path in paths if path != in_use]

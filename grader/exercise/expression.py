@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import operator
 import random
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +25,8 @@ from grader.errors import ConfigError
 from grader.exercise.cases import Check, simplicity
 from grader.exercise.expr import fmt_number
 from grader.exercise.gradients import AtPoint
+from grader.exercise.ops import OPS
+from grader.exercise.words import MICROGRAD, Words
 
 RESULT = "loss"  # the name the computation's value has when the course does not say
 # Generated inputs: simple ones first (whole numbers, one of them 0), then all positive ones (a log's domain),
@@ -40,6 +43,7 @@ class ExpressionCase(AtPoint):
 
     statement: str  # the statement that makes the result, as the course writes it: loss = -softmax(...)[2].log()
     inputs: tuple[tuple[str, float], ...]
+    functions: tuple[tuple[str, str], ...] = ()  # the engine's functions the code calls (``Words.functions``)
 
     @property
     def label(self) -> str:
@@ -110,15 +114,31 @@ def compiled(code: str):
     return compile(code, "<the course's computation>", "exec", dont_inherit=True)
 
 
+def applying(op: str, Value: type):
+    """The engine's function that applies ``op`` (``exp(a)``, ``add(a, b)``), on the reference engine's Values."""
+    spec = OPS[op]
+    how, _, name = spec.call.partition(".")
+
+    def function(*args):
+        if how == "operator":
+            return getattr(operator, name)(*args)
+        first = args[0] if isinstance(args[0], Value) else Value(float(args[0]))
+        return getattr(first, name)(*args[1:])
+
+    return function
+
+
 @functools.lru_cache(maxsize=4096)
-def reference_run(code: str, inputs: tuple[str, ...], point: tuple[float, ...], result: str
-                  ) -> tuple[float, tuple[float, ...]]:
+def reference_run(code: str, inputs: tuple[str, ...], point: tuple[float, ...], result: str,
+                  functions: tuple[tuple[str, str], ...] = ()) -> tuple[float, tuple[float, ...]]:
     """The computation's value and each input's gradient on the reference engine (in the grading process: the
-    course's code only). Raises whatever the code raises where it is not defined."""
+    course's code only), the engine's ``functions`` it calls applying their ops. Raises whatever the code raises
+    where it is not defined."""
     from reference.engine import Value
 
     leaves = [Value(float(x)) for x in point]
-    namespace = {"math": math, "Value": Value, **dict(zip(inputs, leaves))}
+    namespace = {"math": math, "Value": Value, **{name: applying(op, Value) for name, op in functions},
+                 **dict(zip(inputs, leaves))}
     exec(compiled(code), namespace)  # the course's own configuration, on the reference engine
     out = namespace[result]
     if not isinstance(out, Value):
@@ -127,25 +147,28 @@ def reference_run(code: str, inputs: tuple[str, ...], point: tuple[float, ...], 
     return float(out.data), tuple(float(leaf.grad) for leaf in leaves)
 
 
-def reference_value(code: str, inputs: tuple[str, ...], point: tuple[float, ...], result: str) -> float:
-    return reference_run(code, inputs, point, result)[0]
+def reference_value(code: str, inputs: tuple[str, ...], point: tuple[float, ...], result: str,
+                    functions: tuple[tuple[str, str], ...] = ()) -> float:
+    return reference_run(code, inputs, point, result, functions)[0]
 
 
-def usable(options: dict, point: tuple[float, ...]) -> bool:
+def usable(options: dict, point: tuple[float, ...], functions: tuple[tuple[str, str], ...] = ()) -> bool:
     """Whether the computation is defined at ``point`` on the reference engine, finite and of a size a person
     reads, and stays so a step away (where finite differences look)."""
     inputs = tuple(options["inputs"])
     try:
-        value, grads = reference_run(options["code"], inputs, point, result_name(options))
+        value, grads = reference_run(options["code"], inputs, point, result_name(options), functions)
         nudged = [reference_value(options["code"], inputs, tuple(x + 1e-6 * (i == j) * max(1.0, abs(x))
-                                                                 for j, x in enumerate(point)), result_name(options))
+                                                                 for j, x in enumerate(point)), result_name(options),
+                                  functions)
                   for i in range(len(point))]
     except Exception:  # noqa: BLE001 - the course's code outside its domain: not a point to check at
         return False
     return all(math.isfinite(x) and abs(x) < HUGE for x in (value, *grads, *nudged))
 
 
-def generated_points(options: dict, course: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
+def generated_points(options: dict, course: list[tuple[float, ...]], functions: tuple[tuple[str, str], ...] = ()
+                     ) -> list[tuple[float, ...]]:
     """Points beside the course's: simple ones, then drawn ones, where the computation is defined."""
     n = len(options["inputs"])
     draw = random.Random(2024 + n)
@@ -154,16 +177,17 @@ def generated_points(options: dict, course: list[tuple[float, ...]]) -> list[tup
     candidates += [tuple(round(draw.uniform(-2.5, 2.5), 2) for _ in range(n)) for _ in range(DRAWN)]
     found: list[tuple[float, ...]] = []
     for point in candidates:
-        if point not in course and point not in found and usable(options, point):
+        if point not in course and point not in found and usable(options, point, functions):
             found.append(point)
         if len(found) == GENERATED:
             break
     return found
 
 
-def checks(name: str, options: dict) -> list[Check]:
+def checks(name: str, options: dict, words: Words = MICROGRAD) -> list[Check]:
     """The checks of the expression target ``name``: at the course's points (where it gives some), and at
-    generated ones."""
+    generated ones; the course's code may call the engine's functions (``words.functions``)."""
+    functions = words.functions
     module = validated(options)
     inputs = tuple(options["inputs"])
     course = [tuple(float(x) for x in p) for p in options.get("at", ())]
@@ -171,18 +195,20 @@ def checks(name: str, options: dict) -> list[Check]:
         if len(point) != len(inputs):
             raise ConfigError(f"at: every point needs one number for each of inputs ({', '.join(inputs)})")
         try:
-            reference_run(options["code"], inputs, point, result_name(options))
+            reference_run(options["code"], inputs, point, result_name(options), functions)
         except Exception as exc:  # noqa: BLE001 - the course's code, said as a configuration mistake
+            hint = (" (if it is a function of the course's engine that applies an op, say so under [ops], such as "
+                    f"[ops.log] call = \"{exc.name}(a)\")") if isinstance(exc, NameError) and exc.name else ""
             raise ConfigError(f"code: on the reference engine at ({', '.join(fmt_number(x) for x in point)}) it "
-                              f"raises {type(exc).__name__}: {exc}") from None
-    generated = generated_points(options, course)
+                              f"raises {type(exc).__name__}: {exc}{hint}") from None
+    generated = generated_points(options, course, functions)
     if not generated:
         raise ConfigError("code: the computation is defined at none of the generated inputs on the reference "
                           "engine (it raises, or is not finite)")
     statement = ast.unparse(result_statement(module, result_name(options)))
 
     def cases(points: list[tuple[float, ...]]) -> tuple[ExpressionCase, ...]:
-        return tuple(ExpressionCase(statement, tuple(zip(inputs, point))) for point in points)
+        return tuple(ExpressionCase(statement, tuple(zip(inputs, point)), functions) for point in points)
 
     found = []
     if course:

@@ -18,12 +18,15 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from grader.errors import ConfigError
+
 BINARY = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh")
 
 
-class FormulaError(ValueError):
-    """A formula micrograde cannot read: the message says what is not allowed."""
+class FormulaError(ConfigError, ValueError):
+    """A formula micrograde cannot read: the message says what is not allowed (a course configuration's
+    mistake, in the one family of errors; a ``ValueError`` to code that evaluates formulas)."""
 
 
 @dataclass(frozen=True)

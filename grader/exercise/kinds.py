@@ -25,11 +25,12 @@ that every kind has its entry in each. Adding a kind of target is the recipe in
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from grader.exercise import expression, gradients, loops, modules, numeric, ops, optimizers, tensorcases
 from grader.exercise.cases import Check, checks_for
 from grader.exercise.tensors import TENSOR_OPS
+from grader.exercise.words import Words
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,8 @@ class Role:
     """A part of the submission that targets grade, found by the name the course gives it."""
 
     key: str  # how grading and the child refer to it: the part's name in the classic exercise, or its own
-    what: str  # what the child accepts as it: "class", "function" or "value" (anything a cell computes)
+    what: str  # what the child accepts as it: "class", "function", "value" (anything a cell computes) or "part"
+    # (a class or a function the course's engine has the learner write: a Function class, backpropagate)
     setting: str | None = None  # the ``[scaffold]`` key that names it; None: named by a target's own option
 
     def __str__(self) -> str:
@@ -86,7 +88,8 @@ class Option:
     numbers), ``number`` (a positive number), ``choice`` (one of ``choices``), ``choices`` (a list of them),
     ``flag`` (true or false), ``counts`` (a list of whole numbers from 1 to 3), ``code`` (Python source),
     ``call`` (a call as the course's notebook makes it, its arguments numbers or ``choices``,
-    ``grader.exercise.calls``), ``sizes`` (a list of whole numbers from 1)."""
+    ``grader.exercise.calls``), ``sizes`` (a list of whole numbers from 1), ``form`` (a form of the course's engine,
+    ``grader.exercise.forms``)."""
 
     key: str
     type: str
@@ -111,6 +114,11 @@ class Kind:
     # options; None: the part it grades (a function's name, the target's for another part).
     written: Callable[[dict], str] | None = None
     modules: tuple[str, ...] = ()  # what must be installed where micrograde runs to grade a target of this kind
+    speaks: bool = False  # its checks are made knowing the course's engine's words (``checks(name, options, words)``)
+
+    def checks_of(self, name: str, options: dict, words: Words) -> list[Check]:
+        """A target's checks, from its name, its options and (where the kind needs them) the engine's words."""
+        return self.checks(name, options, words) if self.speaks else self.checks(name, options)
 
     def role_of(self, options: dict) -> Role:
         """The part of the submission a target of this kind with ``options`` grades (for an option that is a
@@ -146,7 +154,10 @@ VARIANTS = Option("variants", "formulas", required=False, doc="other functions o
 
 
 def classic_checks(name: str, options: dict) -> list[Check]:
-    """The checks of an op, ``backward`` or ``train_step``: the hand-picked cases of ``grader.exercise.cases``."""
+    """The checks of an op, ``backward`` or ``train_step``: the hand-picked cases of ``grader.exercise.cases`` (an
+    op graded under a name of its own, ``options["op"]``'s, named for the target)."""
+    if "op" in options:
+        return [replace(c, id=f"{name}.{c.id.split('.', 1)[1]}") for c in checks_for(options["op"])]
     return checks_for(name)
 
 
@@ -156,7 +167,10 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         "detached-backward", "relu-at-zero"}, classic_checks, options=(
         Option("reflected", "flag", required=False,
                doc="false: no case puts a plain number first (2 * a), so the reflected method (__rmul__) is "
-                   "not required"),),
+                   "not required"),
+        Option("op", "name", required=False,
+               doc="the op this target grades, where its name is its own (add_forward: op = \"add\"), so that one "
+                   "op is graded at several cells of a notebook"),),
         summary="a method of the class: an op and its backward closure"),
     Kind("backward", VALUE, PLAIN, "backward", "grad", ANY | NODES | {
         "missing-seed", "incomplete-traversal", "wrong-order", "repeated-visit", "no-accumulation"}, classic_checks,
@@ -168,7 +182,8 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         "missing-zero-grad", "zero-grad-misplaced", "wrong-update", "missing-backward", "missing-update",
         "wrong-loss"}, classic_checks,
         summary="one step of training an MLP: zero the gradients, backpropagate, update"),
-    Kind("gradient", None, PLAIN, "call", "grad", ANY | {"wrong-derivative", "pasted-constants"}, gradients.checks,
+    Kind("gradient", None, PLAIN, "call", "grad", ANY | {"wrong-derivative", "pasted-constants", "finite-difference"},
+         gradients.checks,
          options=(
         Option("function", "name", doc="the learner's function: it takes the inputs and returns every partial "
                                        "derivative, in the order of the inputs"),
@@ -225,6 +240,10 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("at", "numbers", required=False, doc="where the course's notebook calls it (default 1.5)"),
         Option("step", "number", required=False, doc="the h the course's notebook passes (default 1e-4)"),
         METHOD,
+        Option("call", "call", required=False, choices=numeric.CALL_NAMES,
+               doc="for a function of several inputs, the call the course's notebook makes, e.g. "
+                   "central_difference(f, *vals, arg=i, epsilon=h): f the function, *vals the point, i the input "
+                   "moved, h the step (then at is one point, one number per input)"),
         Option("arguments", "names", required=False, doc="the function's arguments in its order, among f, x and "
                                                          "h (default [\"f\", \"x\", \"h\"])"),
         VARIANTS,
@@ -241,7 +260,8 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         Option("result", "name", required=False, doc="the name `code` gives its result (default loss)"),
         Option("at", "points", required=False, doc="the points where the course's own notebook checks it"),
     ), part=("function", "function"), summary="a whole computation on the class's nodes (and a function of the "
-                                               "learner's it calls): its value and every input's gradient"),
+                                               "learner's it calls): its value and every input's gradient",
+        speaks=True),
     Kind("module", None, MODULES, "module", "both", ANY | NODES | {
         "nested-parameters", "wrong-parameters", "missing-bias", "wrong-activation", "wrong-output", "detached-data",
         "grad-not-reset"}, modules.checks, options=(
@@ -263,6 +283,13 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
                choices=optimizers.NAMES),
         Option("method", "choice", doc="the method graded", choices=("step", "zero_grad")),
     ), part=("init", "class"), summary="an optimizer's step or zero_grad, on the grader's parameters"),
+    Kind("graph", VALUE, PLAIN, "graph", "both", ANY | NODES | {"wrong-update", "missing-update", "grad-not-reset"},
+         optimizers.graph_checks, options=(
+        Option("method", "choice", doc="the method of the output graded", choices=tuple(optimizers.GRAPH_CALLS)),
+        Option("call", "form", required=False, doc="how the course calls it on the output out, with the learning "
+                                                   "rate lr (default out.zero_grad(), out.step(lr))"),
+    ), summary="a method of a graph's output that reaches its whole graph: zero_grad() or step(lr)",
+        written=lambda options: options["method"]),
     Kind("training", None, TRAINING, "loop", "both", ANY | {
         "missing-zero-grad", "zero-grad-misplaced", "wrong-update", "missing-backward", "missing-update",
         "wrong-loss"}, loops.checks, options=(

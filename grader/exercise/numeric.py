@@ -29,6 +29,9 @@ METHODS = ("forward", "symmetric")  # what a course asks for; a symmetric differ
 TOLERANCE = 1e-5  # how close a numerical gradient must come to the exact one (absolute, as a notebook checks it)
 STEP = 1e-4  # the h a numerical derivative function is given when the course names none
 ARGUMENTS = ("f", "x", "h")  # what a numerical derivative function is called with, in its order by default
+# What the course's call of a numerical derivative of a function of several inputs may pass: the function, the point
+# (one argument each, ``*vals``, or the moved input's value, ``x``), which input it is moved along, and the step.
+CALL_NAMES = ("f", "*vals", "vals", "x", "i", "h")
 EXTRA = "sin({x}) + exp({x} / 4)"  # a second function of one input besides the derived one, for a derivative
 SHIFTS = (0.5, -0.75, 1.25)  # where a derivative is also estimated: the course's point moved by these
 
@@ -47,6 +50,8 @@ class EstimateCase(AtPoint):
     step: float | None = None  # the h a numerical derivative function is given
     arguments: tuple[str, ...] = ()  # a function's arguments, in order
     variant: bool = False  # another function than the course's own
+    argument: int | None = None  # a function of several inputs: which input the derivative is along
+    call: str = ""  # then the course's call, as it writes it
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -60,6 +65,10 @@ class EstimateCase(AtPoint):
     def label(self) -> str:
         """How the learner reruns it: the call itself, or the value with the function it was computed for."""
         signature = f"{self.calls}({', '.join(self.names)})"
+        if self.argument is not None:
+            at = ", ".join(f"{name} = {fmt_number(x)}" for name, x in self.inputs)
+            return (f"{self.call} with i = {self.argument} ({self.names[self.argument]}), h = {fmt_number(self.step)}"
+                    f" at {at}, and {signature} = {self.formula}")
         if self.arguments:
             given = {"f": self.calls, "x": fmt_number(self.point[0]), "h": fmt_number(self.step or STEP)}
             return f"{self.part}({', '.join(given[a] for a in self.arguments)}) with {signature} = {self.formula}"
@@ -74,7 +83,11 @@ class EstimateCase(AtPoint):
 
     def partials(self) -> list[str]:
         """How a report names each derivative: ``df/da``."""
-        return [f"d{self.calls}/d{name}" for name in self.names]
+        return [f"d{self.calls}/d{self.names[i]}" for i in self.axes()]
+
+    def axes(self) -> list[int]:
+        """The inputs the estimate is of, by position: every input, or the one a call moves."""
+        return list(range(len(self.names))) if self.argument is None else [self.argument]
 
 
 def derived(of: str, inputs: tuple[str, ...]) -> str:
@@ -142,9 +155,42 @@ def value_checks(name: str, options: dict) -> list[Check]:
                   tuple(case(text, True) for text in variants(options)))]
 
 
+def several_checks(name: str, options: dict) -> list[Check]:
+    """The checks of a numerical derivative of a function of several inputs, called as the course calls it
+    (``central_difference(f, *vals, arg=i, epsilon=h)``): along each input at the course's point, with its step and
+    a tenth of it; other functions at other points."""
+    from grader.exercise.calls import parse as parse_call
+
+    inputs = tuple(options["inputs"])
+    call = parse_call(options["call"], CALL_NAMES)
+    if not {"f"} <= call.names() or not call.names() & {"*vals", "vals", "x"}:
+        raise ConfigError("call: the course's call passes f and the point (*vals, vals or x)")
+    point = tuple(float(x) for x in options.get("at", (1.5,) * len(inputs)))
+    if len(point) != len(inputs):
+        raise ConfigError(f"at: one number for each of inputs ({', '.join(inputs)}), got {len(point)}")
+    usable_at(options, point, "at")
+    step = float(options.get("step", STEP))
+    steps = (step, step / 10) if "h" in call.names() else (None,)
+
+    def cases(text: str, at: tuple[float, ...], variant: bool) -> tuple[EstimateCase, ...]:
+        if not usable(formula(text, inputs, "variants"), at):
+            return ()
+        return tuple(EstimateCase(options["function"], "f", text, tuple(zip(inputs, at)), h, (), variant, i,
+                                  options["call"]) for i in range(len(inputs)) for h in steps)
+
+    others = [tuple(x + shift for x in point) for shift in SHIFTS[:2]]
+    return [Check(f"{name}.course-function", "the course's function, along each input, where its notebook calls it",
+                  "grad", cases(options["of"], point, False)),
+            Check(f"{name}.other-functions", "other functions at other points: it follows the function it is "
+                  "given", "grad", tuple(c for text in variants(options) for at in others
+                                         for c in cases(text, at, True)))]
+
+
 def derivative_checks(name: str, options: dict) -> list[Check]:
     """The checks of a numerical derivative function: the course's function where the course calls it, with its
     step and a tenth of it; other functions at other points."""
+    if "call" in options:
+        return several_checks(name, options)
     inputs = tuple(options["inputs"])
     if len(inputs) != 1:
         raise ConfigError(f"inputs: a numerical derivative is of a function of one input, got {len(inputs)}")

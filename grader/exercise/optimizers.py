@@ -11,7 +11,7 @@ gradient to 0 and leaves the data alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from grader.exercise.calls import Call, parse
@@ -106,3 +106,29 @@ def checks(name: str, options: dict) -> list[Check]:
         Check(f"{name}.zero-gradient", "a parameter whose gradient is 0 stays where it is", "both",
               (case((0.5, -1.5, 3.0), ((0.0, 2.0, 0.0),)),)),
     ]
+
+
+@dataclass(frozen=True)
+class GraphCase(StepCase):
+    """A method of a graph's output that reaches its whole graph (``out.zero_grad()``, ``out.step(lr)``): the output
+    a sum of the parameters, each a leaf of the learner's class, the method called as the course calls it
+    (``init`` is that call)."""
+
+    @property
+    def label(self) -> str:
+        grads = ", then ".join(map(numbers, self.grads))
+        times = "" if self.calls == 1 else f", {self.calls} times (gradients {grads})"
+        first = f" and gradients {numbers(self.grads[0])}" if self.calls == 1 else ""
+        return (f"out = the sum of leaves with data {numbers(self.data)}{first}, lr = {fmt_number(self.lr)}; "
+                f"{self.init}{times}")
+
+
+GRAPH_CALLS = {"zero_grad": "out.zero_grad()", "step": "out.step(lr)"}
+
+
+def graph_checks(name: str, options: dict) -> list[Check]:
+    """The checks of a graph method target: as an optimizer's, on leaves of the learner's class, the method called
+    as the course calls it (``call``; by default ``out.zero_grad()``, ``out.step(lr)``)."""
+    call = options.get("call", GRAPH_CALLS[options["method"]])
+    return [replace(check, cases=tuple(GraphCase(call, c.method, c.data, c.grads, c.lr) for c in check.cases))
+            for check in checks(name, {"init": "SGD(params, lr=lr)", "method": options["method"]})]

@@ -9,13 +9,14 @@ that generated expressions may use. Nothing else holds a list of targets.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from grader.exercise import ops
 from grader.exercise.cases import Check, course_checks
 from grader.exercise.config import Config, TargetConfig
 from grader.exercise.kinds import GIVEN_TARGETS, KINDS, Kind, Lane, Role
 from grader.exercise.knobs import Knobs, weight_of
+from grader.exercise.words import MICROGRAD, Words, words_of
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class Target:
     # numbers stay on its right
     knobs: Knobs = Knobs()  # given, cell, checks off and weights, as the course set them
     course: frozenset[str] = frozenset()  # every target of the course: what is graded (and charged) on its own
+    words: Words = MICROGRAD  # what the course's engine calls a node's parts (messages, reading the learner's code)
+    passes: int = 2  # backward passes a case may run one after another: 1 where the engine returns its gradients
+    given_code: frozenset[str] = frozenset()  # the course's own functions and classes (``[submission] given``)
 
     @property
     def settings(self) -> dict:
@@ -48,7 +52,12 @@ class Target:
 
     @property
     def op(self) -> ops.Op | None:
-        return ops.OPS.get(self.name)
+        return ops.OPS.get(self.op_name)
+
+    @property
+    def op_name(self) -> str:
+        """The op the target grades: its name's, or the one its ``op`` option names (``add_forward``'s ``add``)."""
+        return self.settings.get("op", self.name) if self.kind.name == "op" else self.name
 
     def points_of(self, check: Check) -> float:
         """A check's share of the target's points: even over its checks, unless the course weighs them."""
@@ -58,13 +67,23 @@ class Target:
                                                             for c in self.checks)
 
 
-def checks_of(target: TargetConfig, apart: bool, have: frozenset[str]) -> list[Check]:
+def checks_of(target: TargetConfig, apart: bool, have: frozenset[str], words: Words, stores: bool = True
+              ) -> list[Check]:
     """A target's checks: a classic target's hand-picked ones as the course grades them (``course_checks``),
-    another kind's from its options; those the course turned off left out."""
-    if target.name in ops.OPS or target.name in GIVEN_TARGETS:
+    another kind's from its options; those the course turned off left out. Where the engine's backward pass
+    returns its gradients rather than leaving them on the nodes (not ``stores``), no case runs a second pass
+    to add to the first's."""
+    op = target.settings.get("op") if target.kind == "op" else None
+    if op is not None:  # an op under a name of its own: its checks, named for the target
+        checks = [replace(c, id=f"{target.name}.{c.id.split('.', 1)[1]}") for c in course_checks(op, apart, have)]
+    elif target.name in ops.OPS or target.name in GIVEN_TARGETS:
         checks = course_checks(target.name, apart, have)
     else:
-        checks = KINDS[target.kind].checks(target.name, target.settings)
+        checks = KINDS[target.kind].checks_of(target.name, target.settings, words)
+    if not stores:
+        checks = [replace(c, cases=tuple(case for case in c.cases if len(getattr(case, "exprs", ())) <= 1))
+                  for c in checks]
+        checks = [c for c in checks if c.cases or c.generated]
     return [c for c in checks if c.id.split(".", 1)[1] not in target.knobs.off]
 
 
@@ -74,13 +93,17 @@ class Exercise:
     def __init__(self, config: Config):
         self.config = config
         graded = {t.name for t in config.targets}
+        graded |= {t.settings["op"] for t in config.targets if t.kind == "op" and "op" in t.settings}
         apart = {t.name for t in config.targets
-                 if ops.reflection(t.name) in graded or t.settings.get("reflected") is False}
+                 if ops.reflection(t.settings.get("op", t.name) if t.kind == "op" else t.name) in graded
+                 or t.settings.get("reflected") is False}
         have = ops.available(graded & set(ops.OPS))
+        words = words_of(config.engine)
         self.targets: tuple[Target, ...] = tuple(
-            Target(t.name, KINDS[t.kind], t.points, tuple(checks_of(t, t.name in apart, have)),
+            Target(t.name, KINDS[t.kind], t.points,
+                   tuple(checks_of(t, t.name in apart, have, words, config.engine.stores_gradients)),
                    frozenset(f"{t.name}.{h}" for h in t.hidden), t.time_limit, t.options, t.name in apart, t.knobs,
-                   frozenset(graded))
+                   frozenset(graded), words, 2 if config.engine.stores_gradients else 1, frozenset(config.given))
             for t in config.targets)
 
     @property
@@ -104,15 +127,19 @@ class Exercise:
     @property
     def generated_ops(self) -> tuple[str, ...]:
         """The ops generated expressions are made of: the graded ops, else the classic four."""
-        graded = tuple(t.name for t in self.op_targets if not ops.OPS[t.name].number_first)
+        graded = tuple(dict.fromkeys(t.op_name for t in self.op_targets
+                                     if not ops.OPS[t.op_name].number_first and not ops.OPS[t.op_name].comparison))
         return graded or ops.CLASSIC
 
     def method(self, target: str) -> str:
         """What the student writes for ``target``: ``__add__``, ``backward``, ``train_step`` (the function's name
         the course gives it), ``gradf``, ``numerical_grad`` (a value a cell computes), ``Neuron`` (the class a
         target's option names), ``Tensor.__mul__``."""
-        if target in ops.OPS:
-            return ops.OPS[target].method
+        op = self.target(target).op_name if target in self.names else target
+        if op in ops.OPS:
+            return self.config.engine.written_for(op) or ops.OPS[op].method
+        if target == "backward" and self.config.engine.backward_function() is not None:
+            return self.config.engine.backward_function()  # the pass is a function of the engine's module
         chosen = self.target(target)
         if chosen.kind.written is not None:
             return chosen.kind.written(chosen.settings)

@@ -50,6 +50,7 @@ TENSOR_OPS: dict[str, TensorOp] = {op.name: op for op in (
     TensorOp("dot", "dot", "matrix"),
     TensorOp("matmul", "__matmul__", "matrix", "@"),
     TensorOp("sum", "sum", "reduce"),
+    TensorOp("mean", "mean", "reduce"),
     TensorOp("max", "max", "reduce"),
     TensorOp("argmax", "argmax", "index"),
     TensorOp("reshape", "reshape", "reshape"),

@@ -19,13 +19,13 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from grader.exercise.ops import OPS
+from grader.exercise.ops import BUILT_IN, OPS
 
-UNARY = ("exp", "log", "tanh", "relu", "sigmoid", "neg")
-BINARY = ("add", "mul", "sub", "truediv")
+# The ops a node of one or two operands may be read as, and the labels learners give them: from the op table.
+UNARY = tuple(name for name in BUILT_IN if OPS[name].arity == 1 and not OPS[name].exponent)
+BINARY = tuple(name for name in BUILT_IN if OPS[name].arity == 2 and not OPS[name].number_first)
 EXPONENTS = (2.0, 3.0, -1.0, -2.0, 0.5, -0.5, 1.5, 4.0)  # pow's exponents tried when the label gives none
-LABELS = {"+": "add", "add": "add", "*": "mul", "mul": "mul", "-": "sub", "sub": "sub", "/": "truediv",
-          "div": "truediv", "truediv": "truediv", **{name: name for name in UNARY}, "ReLU": "relu"}
+LABELS = {spelled: name for name in (*BINARY, *UNARY) for spelled in (name, OPS[name].label, *OPS[name].spellings)}
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,9 @@ def read(node: list, data: list) -> Reading:
         if not mine:  # the op its label names, with these operands, gives another value: its forward is wrong
             return Reading(named, None, forward_ok=not fits)
         found = mine
+    if found and any(abs(v) == 1.0 for v in values) and any(local != found[0][1] for _, local, _ in found):
+        # An operand of 1 or -1 makes a product a quotient too (-1 * x is x / -1): the simpler op, as code writes it.
+        found = [entry for entry in found if entry[0] == found[0][0]]
     if not found or any(local != found[0][1] for _, local, _ in found):
         return Reading(None, None)
     roles = {entry[2] for entry in found}
@@ -131,8 +134,10 @@ def read(node: list, data: list) -> Reading:
     return Reading(found[0][0], tuple(found[0][1]), roles=known)
 
 
-def fault(nodes: list, cap: int = 5000) -> Fault | None:
-    """The one op at fault in the learner's graph ``nodes`` (the root first), if the graph shows one."""
+def fault(nodes: list, cap: int = 5000, inputs: frozenset[int] | None = None) -> Fault | None:
+    """The one op at fault in the learner's graph ``nodes`` (the root first), if the graph shows one; ``inputs``
+    are the computation's inputs' positions, where known: any other node with no operands is a constant, whose
+    gradient says nothing."""
     nodes = nodes[:cap]
     data = [n[0] for n in nodes]
     readings = [read(n, data) if n[3] else None for n in nodes]
@@ -155,13 +160,19 @@ def fault(nodes: list, cap: int = 5000) -> Fault | None:
     for child, given in shares.items():
         if child == 0 or any(p not in known for p, _ in given):
             continue
+        constant = inputs is not None and child not in inputs
+        if not nodes[child][3] and (not isinstance(grads[child], float) or constant):
+            continue  # a constant (one the engine keeps no gradient on, ``requires_grad=False``): nothing to compare
         parts = [local * grads[p] for p, local in given]
         if isinstance(grads[child], float) and same(grads[child], math.fsum(parts)):
             continue
         got = grads[child]
         alone = [p for (p, _), part in zip(given, parts) if len(parts) > 1 and isinstance(got, float)
                  and same(got, part)]
-        users = [alone[-1]] if alone else explained(given, parts, got, readings) or [p for p, _ in given]
+        # Holding one user's share alone: that user replaced the others' (an overwrite), or the others passed it
+        # nothing; which of them is told by the other wrong gradients (the op every suspect has in common).
+        users = [alone[-1], *(p for p, _ in given if p != alone[-1])] if alone else \
+            explained(given, parts, got, readings) or [p for p, _ in given]
         suspects.append(({readings[p].op for p in users}, bool(alone),
                          {role_of(nodes[p], readings[p], child) for p in users}))
     if not suspects:
@@ -192,3 +203,123 @@ def role_of(node: list, reading: Reading, child: int) -> int | None:
     if reading.roles is None or node[3].count(child) != 1:
         return None
     return reading.roles[node[3].index(child)]
+
+
+def recomputed(nodes: list, leaves: list) -> tuple[float, list[float]] | None:
+    """The learner's graph computed again with every node the op it reads as, done right: the root's value and the
+    gradient of each input's leaf (``leaves``: their positions), from the leaves' own values. ``None`` where that
+    cannot be done: a node whose op, exponent or operands' order is not known, an operand past the graph's cap, a
+    cycle, an input not in the graph. What a computation gives once its one faulty op is right: a computation whose
+    only fault is that op must then give the reference's numbers."""
+    if not nodes or any(not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < len(nodes) for p in leaves):
+        return None
+    data = [n[0] for n in nodes]
+    order = postorder(nodes)
+    if order is None:
+        return None
+    value: dict[int, float] = {}
+    rules = {}
+    for p in order:
+        node = nodes[p]
+        if not node[3]:
+            if not isinstance(node[0], float):
+                return None
+            value[p] = node[0]
+            continue
+        rule = rule_of(node, data)
+        if rule is None:
+            return None
+        forward, local, operands = rule
+        try:
+            value[p] = forward(*(value[c] for c in operands))
+        except (ArithmeticError, ValueError):
+            return None
+        rules[p] = (local, operands)
+    grads = dict.fromkeys(value, 0.0)
+    grads[0] = 1.0
+    for p in reversed(order):
+        if p in rules:
+            local, operands = rules[p]
+            try:
+                parts = local(*(value[c] for c in operands), value[p])
+            except (ArithmeticError, ValueError):
+                return None
+            for c, d in zip(operands, parts):
+                grads[c] += d * grads[p]
+    return value[0], [grads[p] for p in leaves]
+
+
+def postorder(nodes: list) -> list[int] | None:
+    """The graph's nodes from the root, each after its operands (an explicit stack: no recursion); ``None`` for a
+    cycle or an operand past the graph."""
+    state = [0] * len(nodes)  # 0: unseen, 1: on the way, 2: done
+    order, stack = [], [(0, False)]
+    while stack:
+        p, done = stack.pop()
+        if done:
+            state[p] = 2
+            order.append(p)
+            continue
+        if state[p] == 2:
+            continue
+        if state[p] == 1:
+            return None
+        state[p] = 1
+        stack.append((p, True))
+        for c in nodes[p][3]:
+            if c is None:
+                return None
+            if state[c] == 1:
+                return None
+            if state[c] == 0:
+                stack.append((c, False))
+    return order
+
+
+def rule_of(node: list, data: list):
+    """How ``node`` is computed right from its operands, as the op it reads as: its forward function, its local
+    derivatives' (of the operands and the output), and the operands in the op's order; ``None`` if not known."""
+    reading = read(node, data)
+    children = node[3]
+    name = reading.op
+    if name is None:
+        return None
+    if len(children) == 1:
+        if name in UNARY:
+            return OPS[name].forward, lambda x, out: OPS[name].local(x, out), children
+        if name == "add":
+            return (lambda x: 2 * x), (lambda x, out: (2.0,)), children
+        if name == "mul":
+            return (lambda x: x * x), (lambda x, out: (2 * x,)), children
+        if name == "pow":
+            k = exponent(node, data)
+            if k is None:
+                return None
+            return (lambda x: x**k), (lambda x, out: (k * x ** (k - 1),)), children
+        return None
+    if len(children) == 2 and name in BINARY:
+        roles = reading.roles or ((0, 1) if name in ("add", "mul") else None)
+        if roles is None:
+            return None
+        ordered = [children[roles.index(0)], children[roles.index(1)]]
+        return OPS[name].forward, lambda x, y, out: OPS[name].local(x, y, out), ordered
+    return None
+
+
+def exponent(node: list, data: list) -> float | None:
+    """A power node's exponent: the one its label names, else the one of ``EXPONENTS`` that gives its value."""
+    label = node[2]
+    named = exponents(label)
+    if named is not EXPONENTS:
+        return named[0]
+    x = data[node[3][0]]
+    found = [k for k in EXPONENTS if isinstance(x, float) and isinstance(node[0], float)
+             and isinstance(power := _power(x, k), float) and same(power, node[0])]
+    return found[0] if len(found) == 1 else None
+
+
+def _power(x: float, k: float) -> object:
+    try:
+        return x**k
+    except (ArithmeticError, ValueError):
+        return None

@@ -18,10 +18,21 @@ from dataclasses import dataclass, field
 import reference
 from grader.exercise import ops
 from grader.exercise.cases import Case, Check
-from grader.exercise.expr import Expr, build_values, evaluate, leaf_names, observe, operands, shares_a_value
+from grader.exercise.expr import (
+    Expr,
+    build_values,
+    engine_for,
+    evaluate,
+    forward_values,
+    leaf_names,
+    observe,
+    operands,
+    shares_a_value,
+)
+from grader.judging.closeness import REL_TOL, close
+from grader.judging.passes import pass_faults
 from grader.judging.plan import OpPlan
 
-REL_TOL = 1e-6  # against the reference: far above rounding, far below any real bug
 FD_TOL = 1e-4  # against finite differences, whose own error is about 1e-9
 
 
@@ -31,17 +42,6 @@ class Tolerance:
 
     reference: float = REL_TOL
     finite_difference: float = FD_TOL
-
-
-def close(x: object, y: float, tol: float = REL_TOL) -> bool:
-    """Whether a received ``x`` is ``y`` up to ``tol``: a float near it, or for a non-finite
-    ``y`` the very same value. Infinity is close to nothing else (``inf - y`` is infinite,
-    but so is the tolerance scaled by ``|inf|``)."""
-    if not isinstance(x, float):
-        return False
-    if not (math.isfinite(x) and math.isfinite(y)):
-        return x == y or (math.isnan(x) and math.isnan(y))
-    return abs(x - y) <= tol * max(1.0, abs(x), abs(y))
 
 
 def shown(x: object) -> object:
@@ -212,11 +212,13 @@ def one_sided(case: Case) -> list[tuple[float, float]]:
 # process that grades many (a batch worker) computes each once.
 @functools.lru_cache(maxsize=4096)
 def reference_values(case: Case) -> tuple[list, list]:
-    """Every node's value and gradient by the reference engine, for the case's (single) expression."""
-    return evaluate(case.expr, case.values, reference.Value)
+    """Every node's value and gradient by the reference engine, for the case's (single) expression; by the ops' own
+    rules where it uses an op the reference engine does not have (``RuleNode``)."""
+    return evaluate(case.expr, case.values, engine_for(case.exprs, reference.Value))
 
 
-def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: bool = False) -> Verdict:
+def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: bool = False, focus: str = "both"
+             ) -> Verdict:
     """Compare one op case: forward values of every node, then the leaves' gradients.
 
     At a kink any gradient between the two one-sided derivatives is right: a
@@ -230,6 +232,15 @@ def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: 
         # the traversal's (charged to backward as value-equality), so this case says nothing of the op.
         return Verdict(case)
     got_data, got_grads, probes = reply.get("data"), reply.get("grads"), reply.get("probes")
+    if got_grads is None and valid_list(got_data, len(expr)):
+        # An engine with no backward pass yet (a tutorial's forward steps): its values are judged; a check of
+        # gradients alone fails, one of values and gradients is of values.
+        actual = actual_values(expr, plan, got_data)
+        verdict = Verdict(case, expected_data=data[-1], actual_data=shown(actual[-1]), grads_ok=focus != "grad",
+                          fd_ok=focus != "grad")
+        verdict.forward_ok = all(close(got, want, tolerance.reference)
+                                 for node, got, want in zip(expr, actual, data) if node[0] != "const")
+        return verdict
     if not (valid_list(got_data, len(expr)) and valid_list(got_grads, len(expr))
             and valid_list(probes, 2 * len(plan.probes))):
         return malformed(case, "the reply does not have the expected shape")
@@ -302,13 +313,14 @@ def reference_runs(case: Case) -> tuple[list[list], list[float]]:
     finite-difference slope of the roots' sum for each leaf, in name order."""
     leaves: dict = {}
     runs = []
+    engine = engine_for(case.exprs, reference.Value)
     for expr in case.exprs:
-        built = build_values(expr, case.values, reference.Value, leaves)
+        built = build_values(expr, case.values, engine, leaves)
         built[-1].backward()
         runs.append(observe(built, "grad"))
 
     def forward(values: dict[str, float]) -> float:
-        return sum(build_values(expr, values, reference.Value)[-1].data for expr in case.exprs)
+        return sum(build_values(expr, values, engine)[-1].data for expr in case.exprs)
 
     slopes = []
     for name in sorted(leaves):
@@ -334,6 +346,12 @@ def judge_backward(case: Case, reply: dict, tolerance: Tolerance,
         return malformed(case, "the reply does not have the expected shape")
     expected_runs, slopes = expected(case)
     verdict = Verdict(case)
+    control = runs[-1].get("control") if len(runs) == 1 else None
+    if valid_list(control, len(case.expr)) and all(isinstance(control[i], float) for i, node in enumerate(case.expr)
+                                                   if node[0] == "leaf"):
+        # Nodes of the learner's own ops: the pass is judged against micrograde's own pass over them.
+        expected_runs, slopes = [control], [None] * len(slopes)
+        verdict.reference = "micrograde's own backward pass over your nodes"
     last_got, last_want = runs[-1]["grads"], expected_runs[-1]
     names = sorted({n for expr in case.exprs for n in leaf_names(expr)})
     final: dict[str, tuple[object, float]] = {}
@@ -346,19 +364,29 @@ def judge_backward(case: Case, reply: dict, tolerance: Tolerance,
         verdict.expected[name] = want
         verdict.actual[name] = shown(got)
         verdict.grads_ok &= close(got, want, tolerance.reference)
-        verdict.fd_ok &= close(got, fd_slope, tolerance.finite_difference)
+        verdict.fd_ok &= fd_slope is None or close(got, fd_slope, tolerance.finite_difference)
     verdict.expected_data = last_want[-1]
     verdict.actual_data = shown(last_got[-1])
     data = reference_values(case)[0]
     verdict.graph = (case.expr, list(zip(data, last_want)), [(d, shown(g)) for d, g in zip(data, last_got)])
     verdict.traces = [run["trace"] for run in runs]
     if not verdict.grads_ok:
+        traced = reply.get("traced", True)
         for expr, run in zip(case.exprs, runs):
-            verdict.faults |= trace_faults(expr, run["trace"], run["grads"][-1], run.get("seed"))
+            if traced:
+                verdict.faults |= trace_faults(expr, run["trace"], run["grads"][-1], run.get("seed"))
+        if not verdict.faults and (not traced or not reply.get("leaves_traced", True)) and len(case.exprs) == 1:
+            # Where the pass's order is not seen (or not its leaves'), what its gradients show; a trace of the
+            # operations' nodes rules out a node skipped.
+            verdict.faults = pass_faults(case.expr, forward_values(case.expr, case.values), runs[-1]["grads"],
+                                         tolerance.reference, runs[-1].get("seed"), internal_traced=traced)
+            verdict.details["simulated"] = bool(verdict.faults)
         if not verdict.faults:
-            # Every node ran once, in order, from a seeded root: the pass itself
-            # replaced gradient it should only have added to.
-            verdict.faults.add("no-accumulation")
+            # Every node ran once, in order, from a seeded root: the pass itself replaced gradient it should only
+            # have added to. Where the trace shows the nodes of operations only (an engine whose leaves take
+            # their gradient without a step of theirs), when the pass reached the leaves is not seen: what this
+            # case shows is said by another case, if one shows more (``diagnosis.rules``).
+            verdict.faults.add("no-accumulation" if reply.get("leaves_traced", True) else "unexplained")
     return verdict
 
 
@@ -367,7 +395,8 @@ def trace_faults(expr: Expr, trace: list[int], root_grad: object, seed: object =
     gradient after it and ``seed``, the root's gradient when its own ``_backward`` ran (``None``:
     it never ran): a root seeded only after the pass ends with 1 and passed on nothing."""
     faults = set()
-    if not close(root_grad, 1.0) or (seed is not None and not close(seed, 1.0)):
+    # An engine that keeps gradients on its leaves alone keeps none on the root (``None``): the seed says it.
+    if (root_grad is not None and not close(root_grad, 1.0)) or (seed is not None and not close(seed, 1.0)):
         faults.add("missing-seed")
     internal = [i for i, node in enumerate(expr) if node[0] not in ("leaf", "const")]
     calls = {i: [k for k, j in enumerate(trace) if j == i] for i in internal}

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.exercise import numeric
+from grader.exercise import numeric, ops
 from grader.exercise.cases import MODEL_INPUTS, MODEL_LAYERS, TRAIN_WEIGHTS, TRAIN_XS, TRAIN_YS, Case, Check, TrainCase
 from grader.exercise.expression import ExpressionCase, learner_code, result_name
 from grader.exercise.formula import parse
@@ -34,7 +34,7 @@ from grader.judging.judge import Tolerance, Verdict, judge_op
 from grader.judging.loops import judge_loop, loop_request
 from grader.judging.modules import judge_module, module_request
 from grader.judging.numeric import judge_estimate
-from grader.judging.optimizers import judge_optimizer, optimizer_request
+from grader.judging.optimizers import graph_request, judge_optimizer, optimizer_request
 from grader.judging.plan import plan_backward, plan_op
 from grader.judging.tensors import judge_tensor, tensor_request
 from grader.judging.training import judge_train
@@ -53,9 +53,11 @@ class Prepared:
 
 
 def prepare_op(case: Case, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
-    plan = plan_op(case, target.name)
+    plan = plan_op(case, target.op_name)
     kink = check is not None and check.kink
-    return Prepared(plan.request, lambda reply: judge_op(case, reply, plan, tolerance, kink=kink), (tolerance, kink))
+    focus = check.focus if check is not None else "both"
+    return Prepared(plan.request, lambda reply: judge_op(case, reply, plan, tolerance, kink=kink, focus=focus),
+                    (tolerance, kink, focus))
 
 
 def prepare_backward(case: Case, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
@@ -100,6 +102,11 @@ def estimate_request(case: EstimateCase, kind: str, needs: str) -> dict:
     """The child's request for a numerical estimate: a function called with the grader's ``f``, or a value's
     code run again with it (made once a process)."""
     asked = {"kind": kind, "needs": needs, "inputs": list(case.names), "formula": case.formula}
+    if case.argument is not None:
+        from grader.exercise.calls import parse as parse_call
+
+        call = parse_call(case.call, numeric.CALL_NAMES)
+        return {**asked, "point": list(case.point), "i": case.argument, "h": case.step, "call": call.as_request()}
     if case.arguments:
         return {**asked, "x": case.point[0], "h": case.step, "arguments": list(case.arguments)}
     return {**asked, "value": case.part, "calls": case.calls}
@@ -117,16 +124,28 @@ def prepare_estimate(case: EstimateCase, target: Target, check: Check | None, to
 
 
 @functools.cache
-def expression_request(case: ExpressionCase, kind: str, needs: str, options: tuple) -> dict:
-    """The child's request for a whole computation at ``case``'s inputs (made once a process)."""
+def expression_request(case: ExpressionCase, kind: str, needs: str, options: tuple, own_pass: bool = False) -> dict:
+    """The child's request for a whole computation at ``case``'s inputs (made once a process); with ``own_pass``
+    (the course grades ``backward`` as a target of its own), its gradients by micrograde's own backward pass, so
+    that a fault of the learner's pass is charged there, not here."""
     settings = dict(options)
     return {"kind": kind, "needs": needs, "code": learner_code(settings), "inputs": list(settings["inputs"]),
-            "at": list(case.point), "result": result_name(settings), "function": settings.get("function")}
+            "at": list(case.point), "result": result_name(settings), "function": settings.get("function"),
+            "own_pass": own_pass, "tags": op_tags(case.functions)}
+
+
+@functools.cache
+def op_tags(functions: tuple[tuple[str, str], ...]) -> dict[str, dict[str, str]]:
+    """What the child tags each node of a computation with, by what made it (the op's name, never its rule): the
+    class's methods of every op, and the engine's functions that apply one (``Words.functions``)."""
+    return {"methods": {op.method: name for name, op in ops.OPS.items() if not op.number_first},
+            "functions": dict(functions)}
 
 
 def prepare_expression(case: ExpressionCase, target: Target, check: Check | None, tolerance: Tolerance
                        ) -> Prepared:
-    request = expression_request(case, target.kind.request, target.role.key, target.options)
+    request = expression_request(case, target.kind.request, target.role.key, target.options,
+                                 "backward" in target.course)
     return Prepared(request, lambda reply: judge_expression(case, reply, target, tolerance),
                     (tolerance, target.options, target.course))
 
@@ -138,6 +157,11 @@ def prepare_module(case: ModuleCase, target: Target, check: Check | None, tolera
 
 def prepare_optimizer(case: StepCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
     request = optimizer_request(case, target.kind.request, target.role.key)
+    return Prepared(request, lambda reply: judge_optimizer(case, reply, tolerance), (tolerance,))
+
+
+def prepare_graph(case: StepCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
+    request = graph_request(case, target.kind.request, target.role.key)
     return Prepared(request, lambda reply: judge_optimizer(case, reply, tolerance), (tolerance,))
 
 
@@ -158,5 +182,6 @@ PREPARE: dict[str, Callable[[Case | TrainCase | PointCase | TensorCase | Estimat
     "expression": prepare_expression,
     "module": prepare_module,
     "optimizer": prepare_optimizer,
+    "graph": prepare_graph,
     "training": prepare_loop,
 }

@@ -45,18 +45,21 @@ def batch_of(case: LoopCase, batch: list[int]) -> tuple[list, list]:
 
 def learners_schedule(case: LoopCase, calls: list) -> tuple[tuple[tuple[int, ...], ...], ...]:
     """The batches of every call as the learner's function formed them (it may shuffle the examples), where
-    they make the course's epochs: the course's batch sizes, every example once an epoch; else the course's
-    batches in order."""
+    they make the course's epochs: the course's batch sizes (any one size, where the course's call passes none:
+    one example a step, or all of them), every example once an epoch; else the course's batches in order."""
     planned = case.schedule()
-    per_epoch = len(planned) // max(1, case.setting("epochs", 1))
-    sizes = sorted(len(b) for b in planned[:per_epoch])
+    epochs_asked = max(1, case.setting("epochs", 1))
+    count = len(data(case)[0])
+    free = case.parsed.given("batch_size") is None  # the call passes no batch size: the loop's own choice
     found = []
     for record in calls:
         batches = [tuple(s["batch"]) if isinstance(s.get("batch"), list) else () for s in record["snapshots"]]
-        epochs = [batches[k:k + per_epoch] for k in range(0, len(batches), per_epoch)]
-        valid = len(batches) == len(planned) and all(
-            sorted(map(len, epoch)) == sizes and sorted(i for b in epoch for i in b) == list(range(len(data(case)[0])))
-            for epoch in epochs)
+        per_epoch = len(batches) // epochs_asked if free else len(planned) // epochs_asked
+        sizes = sorted(len(b) for b in (batches if free else planned)[:per_epoch])
+        epochs = [batches[k:k + per_epoch] for k in range(0, len(batches), per_epoch)] if per_epoch else []
+        valid = (len(batches) == per_epoch * epochs_asked if free else len(batches) == len(planned)) and all(
+            sorted(map(len, epoch)) == sizes and sorted(i for b in epoch for i in b) == list(range(count))
+            for epoch in epochs) and bool(epochs)
         found.append(tuple(batches) if valid else tuple(map(tuple, planned)))
     return tuple(found)
 
@@ -162,10 +165,11 @@ def judge_loop(case: LoopCase, reply: dict, tolerance: Tolerance) -> Verdict:
         verdict.expected, verdict.actual = {name: expect}, {name: shown_returned(got)}
     elif not all(right):
         k = right.index(False)
-        per_call = len(case.schedule())
-        record, exp = calls[k // per_call], want[k // per_call][k % per_call]
+        c, step = next((c, k - sum(len(w) for w in want[:c])) for c in range(len(want))
+                       if k < sum(len(w) for w in want[:c + 1]))
+        record, exp = calls[c], want[c][step]
         snapshots = record["snapshots"]
-        got = (snapshots[k % per_call + 1]["params"] if k % per_call + 1 < len(snapshots) else record["params"])
+        got = (snapshots[step + 1]["params"] if step + 1 < len(snapshots) else record["params"])
         worst = max(range(len(exp)), key=lambda i: abs(got[i] - exp[i]) if isinstance(got[i], float) else math.inf)
         name = f"{parameter_name(worst, case.sizes[0], case.sizes[1:])} after step {k + 1}"
         verdict.expected, verdict.actual = {name: exp[worst]}, {name: shown(got[worst])}

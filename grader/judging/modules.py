@@ -343,9 +343,17 @@ def judge_module(case: ModuleCase, reply: dict, tolerance: Tolerance) -> Verdict
     verdict = Verdict(case)
     if own.ok:
         return verdict
-    if any(r.ok for name, r in results.items() if name != "own"):
-        verdict.faults = {"inherited"}
-        return verdict
+    failing = failing_verdict(case, results)
+    right = sorted(name for name, r in results.items() if name != "own" and r.ok)
+    if right:  # right on the grader's engine, or of the stand-in parts: its points stand if the grade charges those
+        return Verdict(case, faults={"inherited"}, details={"inherits": right, "revoked": failing})
+    return failing
+
+
+def failing_verdict(case: ModuleCase, results: dict[str, RunResult]) -> Verdict:
+    """The verdict of a module case its own run fails, from the run that isolates the module's own fault best."""
+    own = results["own"]
+    verdict = Verdict(case)
     isolated = results.get("parts") or results.get("engine") or own
     shown_run = own if own.error is None and own.expected else isolated
     if shown_run.error is not None:

@@ -166,14 +166,15 @@ def judge_estimate(case: EstimateCase, reply: dict, formula: Formula, method: st
     exact = formula.gradient(*point)
     second = formula.central_difference(*point)
     got = [result[i] if i < len(result) else None for i in range(len(names))]
-    verdict = Verdict(case, expected=dict(zip(names, exact)), actual={n: shown(x) for n, x in zip(names, got)},
+    verdict = Verdict(case, expected={n: exact[i] for n, i in zip(names, case.axes())},
+                      actual={n: shown(x) for n, x in zip(names, got)},
                       reference="the exact derivatives")
     readings, seconds = {}, {}
-    for i, name in enumerate(names):
+    for k, (i, name) in enumerate(zip(case.axes(), names)):
         offsets, centre = axis_points(calls, point, i)
         axis = Axis(formula, point, i, [0.0, *offsets] if centre else offsets)
-        readings[name] = read(axis, got[i], exact[i], method, accuracy, case.step)
-        seconds[name] = read(axis, got[i], second[i], method, accuracy, case.step)
+        readings[name] = read(axis, got[k], exact[i], method, accuracy, case.step)
+        seconds[name] = read(axis, got[k], second[i], method, accuracy, case.step)
     verdict.grads_ok = len(result) == len(names) and all(r.code is None for r in readings.values())
     verdict.fd_ok = len(result) == len(names) and all(r.code is None for r in seconds.values())
     if len(result) != len(names):

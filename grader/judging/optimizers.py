@@ -15,6 +15,15 @@ def optimizer_request(case: StepCase, kind: str, needs: str) -> dict:
             "data": list(case.data), "grads": [list(g) for g in case.grads], "lr": case.lr}
 
 
+@functools.cache
+def graph_request(case: StepCase, kind: str, needs: str) -> dict:
+    """The child's request for a graph method's case: the leaves' data, each call's gradients, the call (a form)."""
+    from grader.exercise.forms import parse
+
+    return {"kind": kind, "needs": needs, "call": parse(case.init, "call", ("out", "lr")), "method": case.method,
+            "data": list(case.data), "grads": [list(g) for g in case.grads], "lr": case.lr}
+
+
 def judge_optimizer(case: StepCase, reply: dict, tolerance: Tolerance) -> Verdict:
     """What each call left: ``right_steps`` (every number as plain SGD leaves it), ``moved`` (some data changed
     since the call before), ``touched`` (some gradient changed by the call), as the rules read them."""

@@ -53,8 +53,10 @@ def wire_nodes(expr: Expr, values: list[float], target: str | None) -> list[list
         elif node[0] == target:
             wired.append(student_node(node))
         else:
+            # A fixed node carries the op it stands for too: an engine that cannot take micrograde's nodes into
+            # its own backward pass (a tape of its own) builds it with that op instead.
             wired.append(["fixed", values[i], list(operands(node)),
-                          list(ops.local_derivatives(node, values)), ops.OPS[node[0]].label])
+                          list(ops.local_derivatives(node, values)), ops.OPS[node[0]].label, student_node(node)])
     return wired
 
 

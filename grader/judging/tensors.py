@@ -96,6 +96,8 @@ def apply(case: TensorCase, leaves: list) -> list:
     lines = shapes.lines(shape, case.axis)
     if case.op == "sum":
         return [total([entries[i] for i in line]) for line in lines]
+    if case.op == "mean":
+        return [total([entries[i] for i in line]) * (1.0 / len(line)) for line in lines]
     if case.op == "max":
         return [max((entries[i] for i in line), key=data) for line in lines]
     # argmax: the index of the first largest entry along the axis, or in the flattened tensor

@@ -39,7 +39,12 @@ WRONG, RIGHT = ("#fdd", "#c00"), ("#fff", "#333")
 def svg(expr, expected: list[tuple], actual: list[tuple], engine: str | None = None) -> str:
     """The graph as an inline ``<svg>`` element. ``engine`` is ``"dot"`` or ``"grandalf"``; by default
     ``dot`` where it is installed (falling back to grandalf if it fails), grandalf elsewhere."""
-    drawn = boxes(expr, expected, actual)
+    return draw(boxes(expr, expected, actual), engine)
+
+
+def draw(drawn: list[Box], engine: str | None = None) -> str:
+    """The graph of ``drawn`` (its values' boxes, as ``grader.report.graph`` makes them, or reads them back from
+    its Mermaid) as an inline ``<svg>``: see ``svg``."""
     if engine == "dot" or (engine is None and shutil.which("dot")):
         try:
             return with_dot(drawn)

@@ -3,7 +3,8 @@
 Gradescope itself withholds tests marked ``after_published`` from students
 until the grades are published, so it is given every check, hidden ones
 marked so, and its score counts them all; the submission-wide ``output``, which
-students see at once, is the report of the released checks alone.
+students see at once, is the report of the released checks alone, whose table
+says the total shown and the score's total beside it (the score Gradescope shows).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def render_gradescope(report: Report, execution_time: float = 0.0) -> str:
     results = {
         "score": report.score,
         "execution_time": round(execution_time, 3),
-        "output": render_text(student_view, width=100) + (RELEASED if student_view.checks != report.checks else ""),
+        "output": render_text(student_view, width=100, unpublished=report)
+        + (RELEASED if student_view.checks != report.checks else ""),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",

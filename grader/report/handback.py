@@ -15,6 +15,7 @@ import json
 
 from grader.exercise.ops import method_name
 from grader.report import html, markdown
+from grader.report.cells import named, prompts
 from grader.report.identifiers import OWN, Identifiers
 from grader.report.model import Report
 from grader.submission.notebook import FEEDBACK_TAG, read, student_cells
@@ -62,6 +63,7 @@ def feedback_notebook(raw: bytes, report: Report, submission: Submission, as_htm
             after.setdefault(cell, []).append(target)
     # micrograde's cells keep their names (the page's anchors): a student's id naming micrograde is renamed there
     ids = Identifiers(str(cell["id"]) for _, cell in numbered if OWN not in str(cell.get("id", OWN)).lower())
+    report = named(report, prompts(numbered))  # a cell that ran as the notebook shows it: In [7]
     cells = [_cell(ids("summary", "micrograde-"), render.summary(report), with_ids, as_html)]
     for number, cell in numbered:
         cells.append(cell)

@@ -146,8 +146,9 @@ class Report:
         """What a report says when every check passed: never over parts no check looked at without saying so."""
         if not self.ungraded:
             return "All checks passed."
-        return (f"All checks passed; {len(self.ungraded)} part{'s' if len(self.ungraded) > 1 else ''} of the "
-                "submission listed as not graded were not checked.")
+        many = len(self.ungraded) > 1
+        return (f"All checks passed; {len(self.ungraded)} part{'s' * many} of the submission listed as not graded "
+                f"{'were' if many else 'was'} not checked.")
 
     @property
     def forbidden(self) -> bool:

@@ -11,9 +11,11 @@ Made in three steps, in this order:
 2. that whole body goes through one allow-list sanitiser
    (``grader.report.sanitise``), whatever template block wrote it;
 3. micrograde's own cells go in at their slots (HTML micrograde escaped itself,
-   graphs as inline SVG), and micrograde writes the page around them: the style
-   sheets (read once, by ``prepare``) and a Content-Security-Policy that allows no
-   script, no fetch but embedded images and fonts, no form and no ``<base>``.
+   graphs as inline SVG), and so do the graphs of a saved ``check()`` output's
+   Mermaid, drawn (``grader.report.saved``: the page runs no script to draw
+   Mermaid), and micrograde writes the page around them: the style sheets (read
+   once, by ``prepare``) and a Content-Security-Policy that allows no script, no
+   fetch but embedded images and fonts, no form and no ``<base>``.
 """
 
 from __future__ import annotations
@@ -163,24 +165,54 @@ def body(notebook: dict) -> str:
     return clean_html(html)
 
 
+def new_slot() -> str:
+    """A word no submission can know, that marks where micrograde's own HTML goes in the page."""
+    return f"micrograde-slot-{secrets.token_hex(16)}"
+
+
+def drawn_graphs(cell: dict) -> dict[str, str]:
+    """The graphs of micrograde's Mermaid in ``cell`` (a saved ``check()`` output's, in its Markdown or as
+    Mermaid output) replaced by slots, and the drawing of each (``grader.report.saved``)."""
+    from grader.report.saved import with_slots
+
+    slots: dict[str, str] = {}
+    if cell["cell_type"] == "markdown":
+        cell["source"], slots = with_slots(cell["source"], new_slot)
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if isinstance(data.get("text/vnd.mermaid"), str):  # Mermaid as an output of its own type
+            text, found = with_slots(f"```mermaid\n{data['text/vnd.mermaid'].strip()}\n```\n", new_slot)
+            if found:
+                output["data"] = data = {"text/markdown": text}
+                slots.update(found)
+                continue
+        if isinstance(data.get("text/markdown"), str):
+            data["text/markdown"], found = with_slots(data["text/markdown"], new_slot)
+            slots.update(found)
+    return slots
+
+
 def render(notebook: dict) -> str:
-    """The page of ``notebook``, whose cells tagged ``micrograde-feedback`` hold micrograde's own HTML."""
+    """The page of ``notebook``, whose cells tagged ``micrograde-feedback`` hold micrograde's own HTML, and
+    whose saved ``check()`` outputs have their graphs drawn."""
     prepare()
     made = renderable(notebook)
     slots = {}
     for cell in made["cells"]:
-        if FEEDBACK_TAG in cell["metadata"].get("tags", []):
-            slot = f"micrograde-slot-{secrets.token_hex(16)}"
-            own = f'<div class="micrograde-feedback" id="{escape(cell["id"])}">{cell["source"]}</div>'
-            slots[slot] = own
-            for field in ("outputs", "execution_count", "attachments"):
-                cell.pop(field, None)
-            cell.update(cell_type="raw", source=slot, metadata={"raw_mimetype": "text/html"})
+        if FEEDBACK_TAG not in cell["metadata"].get("tags", []):
+            slots.update(drawn_graphs(cell))
+            continue
+        slot = new_slot()
+        own = f'<div class="micrograde-feedback" id="{escape(cell["id"])}">{cell["source"]}</div>'
+        slots[slot] = own
+        for field in ("outputs", "execution_count", "attachments"):
+            cell.pop(field, None)
+        cell.update(cell_type="raw", source=slot, metadata={"raw_mimetype": "text/html"})
     page = body(made)
     for slot, own in slots.items():
         if page.count(slot) != 1:
             raise RuntimeError(f"the page lost the place of one of micrograde's cells ({json.dumps(slot)})")
-        page = page.replace(slot, own)
+        page = page.replace(f"<p>{slot}</p>", own) if f"<p>{slot}</p>" in page else page.replace(slot, own)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
 
-from grader.report.model import GIVEN, WITHHELD, Report, printable
+from grader.report.model import CASE, GIVEN, WITHHELD, Report, printable
 
 STATUS_MARK = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT"}
 COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "31", "TIMEOUT": "33"}
+ORACLE = re.compile(r" \(checked against ([^()]*)\)\.$")  # how a check's smallest failing case ends
+
+
+def failed_checks(messages: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The failed checks' heading and each one's message (by check id): what every case of them says alike (the
+    oracles it was checked against) said once, in the heading, and each message its own case."""
+    oracles = {found.group(1) for text in messages.values() if (found := ORACLE.search(text))}
+    if len(oracles) != 1:
+        return "failed checks:", messages
+    [oracle] = oracles
+    return (f"failed checks, each with its {CASE.lower()} (checked against {oracle}):",
+            {check: ORACLE.sub(".", text).removeprefix(f"{CASE}: ") for check, text in messages.items()})
 
 
 def terminal_width() -> int:
@@ -16,8 +29,11 @@ def terminal_width() -> int:
     return max(40, min(120, shutil.get_terminal_size((100, 24)).columns))
 
 
-def render_text(report: Report, colour: bool = False, width: int | None = None) -> str:
-    """The score table, warnings and diagnoses; paragraphs wrapped to ``width`` (default: the terminal's)."""
+def render_text(report: Report, colour: bool = False, width: int | None = None,
+                unpublished: Report | None = None) -> str:
+    """The score table, warnings and diagnoses; paragraphs wrapped to ``width`` (default: the terminal's).
+    ``unpublished`` is the whole report of a view that leaves out the checks hidden until the grades are
+    published (Gradescope's ``output``): its total is said too, beside the total shown."""
     width = width or terminal_width()
 
     def paint(text: str, code: str) -> str:
@@ -39,7 +55,14 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
                          for c in checks)
         points = f"{GIVEN:^15}" if target in report.given else f"{score:>6g} / {max_score:<6g}"
         lines.append(f"  {target:<{names}}{points}   {marks}")
-    lines.append(f"  {'total':<{names}}{total:>6g} / {maximum:<6g}")
+    if unpublished is not None and unpublished.checks != report.checks:
+        hidden = len(unpublished.checks) - len(report.checks)
+        whole, most = unpublished.shown_totals()
+        lines.append(f"  {'shown':<{names}}{total:>6g} / {maximum:<6g}")
+        lines.append(f"  {'total':<{names}}{whole:>6g} / {most:<6g}   with {hidden} check{'s' * (hidden > 1)} "
+                     "hidden until the grades are published")
+    else:
+        lines.append(f"  {'total':<{names}}{total:>6g} / {maximum:<6g}")
     if any(c.hidden for c in shown):
         lines += paragraph("  * hidden until the course releases it: it counts in the score"
                            + (", and why it failed is shown on release" if report.audience == "student" else ""))
@@ -56,9 +79,10 @@ def render_text(report: Report, colour: bool = False, width: int | None = None) 
         lines += ["", *heading, *paragraph(d.message, "  ")]
     failed = [c for c in shown if c.status != "passed" and not c.message.startswith("not run")]
     if failed:
-        lines += ["", "failed checks:"]
-        for c in failed:
-            lines += paragraph(f"{c.id}: {WITHHELD if report.withheld(c) else c.message}", "  ")
+        heading, messages = failed_checks({c.id: WITHHELD if report.withheld(c) else c.message for c in failed})
+        lines += ["", *paragraph(heading)]
+        for check, message in messages.items():
+            lines += paragraph(f"{check}: {message}", "  ")
     if not report.shown_diagnoses() and total >= maximum:
         lines += ["", paint(report.all_passed(), "32")]
     return "\n".join(lines) + "\n"

@@ -39,8 +39,8 @@ class Space(NamedTuple):
     @classmethod
     def of(cls, target, ops: tuple[str, ...]) -> Space:
         """The search of ``target``'s generated check: expressions that start with its op, or (``backward``)
-        two graphs that share leaves."""
-        return cls(target.name, 1, ops, target.apart) if target.kind.name == "op" else cls(None, 2, ops)
+        two graphs that share leaves (one, where the engine's pass returns its gradients)."""
+        return cls(target.op_name, 1, ops, target.apart) if target.kind.name == "op" else cls(None, target.passes, ops)
 
     @property
     def key(self) -> str:

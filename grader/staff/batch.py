@@ -326,9 +326,15 @@ class Progress:
 
 
 def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, force: bool = False,
-              assignment: str = "micrograde", config: Path | None = None) -> int:
-    """Grade every student not graded already with these settings; write the reports and the summaries."""
-    students = students_in(submissions)
+              assignment: str = "micrograde", config: Path | None = None,
+              shard: tuple[int, int] | None = None) -> int:
+    """Grade every student not graded already with these settings; write the reports and the summaries. With
+    ``shard`` (K, N), only the students of shard K of N, and its manifest instead of the class's files
+    (``grader.staff.shards``: ``batch-merge`` writes them from every shard's)."""
+    from grader.staff.shards import MANIFEST, manifest, shard_of
+
+    everyone = students_in(submissions)
+    students = everyone if shard is None else [s for s in everyone if shard_of(s.id, shard[1]) == shard[0]]
     task = Task(timeout, config)
     settings = {"timeout": timeout, "config_sha256": task.exercise().config.sha256}
     reports = out / "reports"
@@ -336,7 +342,7 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, fo
     progress = Progress(len(students))
     directory = usable_directory()
     secret = keyfile.secret(directory, SECRET_NAME) if directory is not None else None
-    pending = []
+    pending, written = [], {}
     for student in students:
         try:
             student.digest = content_hash(student.path)
@@ -345,6 +351,7 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, fo
         report = None if force else cached(student, reports, settings, secret)
         if report is not None:
             student.report = report
+            written[student.id] = (reports / f"{student.id}.json").read_text(encoding="utf-8")
             progress.update(student, cached=True)
         else:
             pending.append(student)
@@ -355,14 +362,23 @@ def run_batch(submissions: Path, out: Path, jobs: int, timeout: float | None, fo
         student.report.setdefault("status", "graded")
         if secret is not None:
             student.report["batch_mac"] = keyfile.mac(secret, signed(student.report))
-        write_atomically(reports / f"{student.id}.json", json.dumps(student.report, indent=2) + "\n")
+        written[student.id] = json.dumps(student.report, indent=2) + "\n"
+        write_atomically(reports / f"{student.id}.json", written[student.id])
         progress.update(student)
 
     Pool(jobs, task, done).run(pending)
-    rows = [(s.id, s.report) for s in students]
+    if shard is not None:
+        write_atomically(out / MANIFEST.format(k=shard[0], n=shard[1]),
+                         json.dumps(manifest(shard, [s.id for s in everyone], settings, written), indent=1) + "\n")
+        return 0
+    write_class(out, [(s.id, s.report) for s in students], assignment)
+    return 0
+
+
+def write_class(out: Path, rows: list[tuple[str, dict]], assignment: str) -> None:
+    """The class's files from every student's report, in the batch's order: the gradebooks, the summaries."""
     summary = summarise(rows)
     write_atomically(out / "grades.csv", grades_csv(rows))
     write_atomically(out / "gradebook.csv", lms_csv(rows, assignment))
     write_atomically(out / "summary.md", summary_markdown(summary))
     write_atomically(out / "summary.html", summary_html(summary))
-    return 0

@@ -86,26 +86,25 @@ def run_cells(cells: list[str], timeout: float, deadline: float) -> tuple[str, l
     did), and the report's section on the kernel's sandbox (``None`` if the kernel never started)."""
     errors: list[dict | None] = []
     section = None
-    with sandbox.job_folder("micrograde-execute-") as workdir:
-        worker = Worker(Path(workdir), Streams(), cpu_seconds=cpu_limit(deadline - time.monotonic()), kernel=True)
-        try:
-            worker.start()
-            section = worker.sandbox.to_json(worker.receive(worker.init_id, KERNEL_STARTUP_SECONDS).get("confinement"))
-            for source in cells:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return "the notebook ran past its time limit", errors, section
-                asked = worker.send({"kind": "cell", "needs": "shell", "source": source})
-                reply = worker.receive(asked, min(timeout, remaining))
-                error = reply.get("error")
-                errors.append(error if isinstance(error, dict) else None)
-        except WorkerLost as lost:
-            if section is None:
-                return f"the kernel could not be started ({lost.detail})", errors, section
-            ended = "a cell ran past its time limit" if lost.reason == "timeout" else "the kernel died"
-            return ended, errors, section
-        finally:
-            worker.close()
+    worker = Worker(Streams(), cpu_seconds=cpu_limit(deadline - time.monotonic()), kernel=True)
+    try:
+        worker.start()
+        section = worker.sandbox.to_json(worker.receive(worker.init_id, KERNEL_STARTUP_SECONDS).get("confinement"))
+        for source in cells:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "the notebook ran past its time limit", errors, section
+            asked = worker.send({"kind": "cell", "needs": "shell", "source": source})
+            reply = worker.receive(asked, min(timeout, remaining))
+            error = reply.get("error")
+            errors.append(error if isinstance(error, dict) else None)
+    except WorkerLost as lost:
+        if section is None:
+            return f"the kernel could not be started ({lost.detail})", errors, section
+        ended = "a cell ran past its time limit" if lost.reason == "timeout" else "the kernel died"
+        return ended, errors, section
+    finally:
+        worker.close()
     return "completed", errors, section
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from grader.exercise.config import Config, parse, tables
 from grader.exercise.targets import Exercise
 from grader.report.identifiers import Identifiers
+from grader.staff.placing import placed, write_files
 
 _GRADED: dict[tuple, object] = {}  # (the cells' source, the configuration's hash) -> the report
 
@@ -118,7 +119,5 @@ def instructor_notebook(exercise: Exercise) -> dict:
 def write_notebook(exercise: Exercise, directory: Path) -> list[Path]:
     import nbformat
 
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / exercise.config.scaffold["notebook"]
-    path.write_text(nbformat.writes(instructor_notebook(exercise)) + "\n", encoding="utf-8")
-    return [path]
+    path = placed(directory, exercise.config.scaffold["notebook"], "notebook", exercise.config.source)
+    return write_files({path: nbformat.writes(instructor_notebook(exercise)) + "\n"})

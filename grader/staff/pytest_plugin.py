@@ -12,26 +12,31 @@ submission no target covers is a skipped item, ``not-graded::NAME@WHERE``, so no
 over it.
 
 Nothing of micrograde is imported until ``--micrograde`` is given: pytest
-loads this module in every run.
+loads this module in every run. The course is chosen as every route chooses it
+(``grader.course``): ``--micrograde-config``, else the course file where pytest
+runs (a course repository's ``micrograde.toml``, as ``micrograde grade`` reads it
+there), else the classic exercise, unless the submission was made for a course.
 
 pytest itself runs in the grading process, unconfined, so nothing from the
 graded tree (the directory pytest runs in, and the submission's) may load into
-it, nor change how it grades. ``pytest --micrograde PATH``, as people type it,
-grades wherever nothing of the tree would really load: with ``--micrograde``
-the plugin collects no file at all, and it refuses to grade, with a one-line
-error naming what and before any ``conftest.py`` loads, only when something
-would: a ``conftest.py`` pytest is about to import (those of the directories it
-starts from and their ``test*`` folders, and of their parents: ``--noconftest``
-keeps them out), an ini file of the tree that sets ``addopts`` or
-``pythonpath`` (which can load plugins, add paths, or change the grading's own
-options: ``-c /dev/null`` keeps it out), a module of the tree on ``sys.path``
-under a name that is imported (``python -m pytest`` puts the current directory
-first, where a student's ``pytest.py`` or ``grader/`` would be imported instead
-of the real ones: the ``pytest`` command does not), or a module already loaded
-from it. The environment pytest runs from is not the student's, even where it
-lies inside the tree (the README's ``.venv``). Some code may have run by then
-(an ini file's ``-p`` plugins load before any plugin of an installed package):
-the refusal makes sure such a run never produces a grade.
+it, nor change how it grades but the course file where it runs (data,
+validated, read as ``micrograde grade`` reads it; a course's autograder names
+its own copy). ``pytest --micrograde PATH``, as people type it, grades wherever
+nothing of the tree would really load: with ``--micrograde`` the plugin
+collects no file at all, and it refuses to grade, with a one-line error naming
+what and before any ``conftest.py`` loads, only when something would: a
+``conftest.py`` pytest is about to import (those of the directories it starts
+from and their ``test*`` folders, and of their parents: ``--noconftest`` keeps
+them out), an ini file of the tree that sets ``addopts`` or ``pythonpath``
+(which can load plugins, add paths, or change the grading's own options: ``-c
+/dev/null`` keeps it out), a module of the tree on ``sys.path`` under a name
+that is imported (``python -m pytest`` puts the current directory first, where
+a student's ``pytest.py`` or ``grader/`` would be imported instead of the real
+ones: the ``pytest`` command does not), or a module already loaded from it. The
+environment pytest runs from is not the student's, even where it lies inside
+the tree (the README's ``.venv``). Some code may have run by then (an ini
+file's ``-p`` plugins load before any plugin of an installed package): the
+refusal makes sure such a run never produces a grade.
 """
 
 from __future__ import annotations
@@ -53,7 +58,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--micrograde-timeout", metavar="SECONDS", type=float,
                     help="seconds each target (and loading) may take (default: the course configuration's)")
     group.addoption("--micrograde-config", metavar="FILE", type=Path,
-                    help="the course configuration (micrograde.toml, or a pyproject.toml with [tool.micrograde])")
+                    help="the course configuration (micrograde.toml, or a pyproject.toml with [tool.micrograde]; "
+                         "default: the one where pytest runs, as micrograde grade finds it)")
 
 
 def graded_tree(config: pytest.Config, path: Path) -> list[Path]:
@@ -191,14 +197,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     path = config.getoption("micrograde")
     if path is None:
         return
+    from grader.course import course_for
     from grader.errors import InputError
-    from grader.exercise.config import load
     from grader.grade import Options, grade
 
-    try:
-        options = Options(load(config.getoption("micrograde_config")), config.getoption("micrograde_timeout"),
-                          around=(config.invocation_params.dir,))
-        report = grade(path, options)
+    here = config.invocation_params.dir
+    try:  # the course as ``micrograde grade`` run here chooses it (``grader.course``)
+        chosen = course_for(config.getoption("micrograde_config"), [here], [here / path], flag="--micrograde-config")
+        report = grade(path, Options(chosen.config, config.getoption("micrograde_timeout"), around=(here,)))
     except InputError as exc:
         raise pytest.UsageError(f"micrograde: {exc}") from None
     for warning in report.warnings:  # such as a configuration of the submission's, ignored

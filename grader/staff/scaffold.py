@@ -16,6 +16,9 @@ from grader.exercise.config import as_toml, default, tables
 from grader.exercise.kinds import ROLES, TRAIN_STEP, VALUE
 from grader.exercise.ops import OPS
 from grader.exercise.targets import Exercise
+from grader.staff.placing import placed, write_files
+from grader.staff.stubs import STUBS, class_stubs, module_stubs
+from grader.submission.carried import embed, mark
 
 # The classic four keep the words students have always read; other ops' docstrings
 # are made from their summary and rule.
@@ -163,12 +166,15 @@ def value_class(exercise: Exercise) -> str:
     def __repr__(self):
         return f"{cls}(data={{self.data}}, grad={{self.grad}})"
 ''']
-    graded = [t.name for t in exercise.op_targets]
-    for name in graded:
+    targets = {t.op_name: t for t in exercise.op_targets}  # one stub an op, however many targets grade it
+    graded = list(targets)
+    for name, target in targets.items():
         op = OPS[name]
         signature = "self" if op.arity == 1 and not op.exponent else "self, other"
-        parts.append(given_method(name, op.method, cls) if exercise.target(name).given
+        parts.append(given_method(name, op.method, cls) if target.given
                      else stub(op.method, signature, stub_doc(name, cls)))
+    if methods := class_stubs(exercise):
+        parts.append(methods)
     if "backward" in exercise.names and not exercise.target("backward").given:
         parts.append(stub("backward", "self", BACKWARD_DOC.format(cls=cls)))
     else:
@@ -188,7 +194,7 @@ def value_class(exercise: Exercise) -> str:
 
 
 def needs_math(exercise: Exercise) -> bool:
-    return any(t.name in ("tanh", "exp", "log", "sigmoid") for t in exercise.op_targets)
+    return any(OPS[t.op_name].uses_math for t in exercise.op_targets)
 
 
 def written_by_students(exercise: Exercise) -> list[str]:
@@ -210,7 +216,8 @@ Check your work at any time with:  micrograde grade {exercise.config.scaffold["e
 """
 '''
     imports = "\nimport math\n" if needs_math(exercise) else ""
-    return f"{header}{imports}\n\n{value_class(exercise)}"
+    others = module_stubs(exercise)
+    return f"{header}{imports}\n\n{value_class(exercise)}" + (f"\n\n{others}" if others else "")
 
 
 def train_file(exercise: Exercise) -> str:
@@ -293,23 +300,30 @@ For `L = (a*b + c) * f` with `a = 2`, `b = -3`, `c = 10`, `f = -2` you should se
 rate. The grader runs it on its own small neural network, so only this function
 is judged here, not your engine."""), nbformat.v4.new_code_cell(
             train_file(exercise).split("\n\n\n", 1)[1].rstrip("\n"))]
+    own = own_course(exercise)
+    terminal = (f"`micrograde grade {exercise.config.scaffold['notebook']}` run in the folder of the course's "
+                "`micrograde.toml`" if own else f"`micrograde grade {exercise.config.scaffold['notebook']}`")
     cells += [nbformat.v4.new_markdown_cell(f"""## Check your work
 
 Run the cell below: it grades your {' and '.join(f'`{c}`' for c in checked)} and shows the report
-right here. (In a terminal, `micrograde grade {exercise.config.scaffold["notebook"]}` does the same.)
+right here. (In a terminal, {terminal} does the same.)
 
 The grader tries every method on many small expressions, each built so that only the
 method under test can go wrong, and explains each mistake it finds with the smallest
-expression that shows it."""), nbformat.v4.new_code_cell(f"from grader import check\n\ncheck({', '.join(checked)})")]
+expression that shows it."""), nbformat.v4.new_code_cell(
+        f"from grader import check\n\ncheck({', '.join([*checked, *[mark(exercise.config.sha256)][:own]])})")]
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number:02d}"
     book = nbformat.v4.new_notebook(cells=cells, metadata={
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"}})
+    if own:
+        embed(book, course_file(exercise), exercise.config.sha256)
     return nbformat.writes(book) + "\n"
 
 
 COURSE_FILE = "micrograde.toml"
+FILE_KEYS = ("engine_file", "notebook", "train_file")  # the [scaffold] keys that name files
 
 
 def scaffold_files(exercise: Exercise) -> dict[str, str]:
@@ -320,9 +334,15 @@ def scaffold_files(exercise: Exercise) -> dict[str, str]:
     files = {names["engine_file"]: engine_file(exercise), names["notebook"]: notebook(exercise)}
     if TRAIN_STEP in exercise.roles:
         files[names["train_file"]] = train_file(exercise)
-    if exercise.config.sha256 != default().sha256:
+    if own_course(exercise):
         files[COURSE_FILE] = course_file(exercise)
     return files
+
+
+def own_course(exercise: Exercise) -> bool:
+    """Whether the exercise is a course's own, not the classic one: its files then carry its configuration
+    (a ``micrograde.toml`` beside them, and in the notebook: ``grader.submission.carried``)."""
+    return exercise.config.sha256 != default().sha256
 
 
 def course_file(exercise: Exercise) -> str:
@@ -332,16 +352,13 @@ def course_file(exercise: Exercise) -> str:
 
 
 def without_stubs(exercise: Exercise) -> list[str]:
-    """The targets the scaffold writes nothing for: a course's own parts beyond the class and the training
-    step (its Tensor's ops, modules, optimizers, functions), whose files the course hands out itself."""
-    return [t.name for t in exercise.targets if t.kind.role not in ROLES and not t.given]
+    """The targets the scaffold writes nothing for: those of a kind with no stub beyond the class and the training
+    step (``grader.staff.stubs``), whose files the course hands out itself."""
+    return [t.name for t in exercise.targets if t.kind.role not in ROLES and not t.given and t.kind.name not in STUBS]
 
 
 def write_scaffold(exercise: Exercise, directory: Path) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in scaffold_files(exercise).items():
-        path = directory / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+    """Every student file of the exercise, in ``directory`` (its ``[scaffold]`` names checked: ``placing``)."""
+    keys = {name: key for key, name in exercise.config.scaffold.items() if key in FILE_KEYS}
+    return write_files({placed(directory, name, keys[name], exercise.config.source) if name in keys
+                        else directory / name: text for name, text in scaffold_files(exercise).items()})

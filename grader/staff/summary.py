@@ -82,13 +82,23 @@ def summarise(rows: list[tuple[str, dict]]) -> ClassSummary:
             if d["code"] in PROBLEM_CODES:
                 problems.append((student, f"{d['target']}: {d['code']}", d["message"]))
         problems += [(student, "flagged", w) for w in report.get("warnings", []) if isinstance(w, str) and REVIEW in w]
+    # The course's order (the reports list its targets in it), the submission's own problems first, wherever
+    # students are as many: never the order in which the batch met them.
+    place = {t: i for i, t in enumerate(["submission", *targets_of(reports)])}
+
+    def order(target: str) -> tuple[int, str]:
+        return place.get(target, len(place)), target
+
     return ClassSummary(
         count=len(rows), graded=len(scores), mean=sum(scores) / len(scores) if scores else None,
         full_marks=sum(1 for r in graded if r.get("score") == r.get("max_score")), max_score=maximum,
         distribution=distribution, pass_rates=pass_rates,
-        misconceptions={t: c.most_common() for t, c in per_target.items()},
-        counterexamples=[(t, c, e, n) for (t, c, e), n in examples.most_common(10)],
-        problems=problems, diagnoses=sorted(everything.items(), key=lambda kv: (-kv[1], kv[0])), who=who)
+        misconceptions={t: sorted(per_target[t].items(), key=lambda kv: (-kv[1], kv[0]))
+                        for t in sorted(per_target, key=order)},
+        counterexamples=[(t, c, e, n) for (t, c, e), n in sorted(examples.items(), key=lambda kv: (
+            -kv[1], order(kv[0][0]), kv[0][1:]))[:10]],
+        problems=problems, diagnoses=sorted(everything.items(), key=lambda kv: (
+            -kv[1], order(kv[0].partition(":")[0]), kv[0])), who=who)
 
 
 def _md(text: str) -> str:

@@ -9,7 +9,9 @@ ignored).
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 import shlex
 import shutil
 import stat
@@ -65,11 +67,31 @@ def github_classroom(directory: Path, install: str, submission: str, exercise: E
     name, text = config
     workflow = (HERE / "templates" / "classroom.yml").read_text().format(
         install=install, submission=submission, steps="".join(steps), results=results, runners=",".join(runners),
-        config_name=name, config="".join(f"          {line}".rstrip() + "\n" for line in text.splitlines()))
+        config_name=shlex.quote(name), config=embedded(text, name, "          "))
     path = directory / ".github" / "workflows" / "classroom.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(workflow)
     return [path]
+
+
+DELIMITER = "MICROGRADE_COURSE_CONFIGURATION"
+# What a YAML literal block carries as it is: printable text, tabs and line feeds (no other line break, no BOM).
+PLAIN = re.compile(r"[\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
+
+
+def embedded(text: str, name: str, indent: str) -> str:
+    """The shell lines of the workflow's ``run`` block (the first unindented) that write the course file ``name``
+    holding ``text`` exactly: a here-document, line by line and trailing spaces kept, where YAML carries the text
+    as it is and no line of it is the delimiter; else its base64, decoded. Either way the workflow grades with
+    the very configuration the course gave (the same ``sha256`` on every route)."""
+    lines = text.split("\n")
+    if PLAIN.fullmatch(text) and DELIMITER not in (line.strip() for line in lines):
+        command = "cat"
+        body = "".join(f"{indent}{line}\n" if line else "\n" for line in (lines[:-1] if text.endswith("\n") else lines))
+    else:
+        command = "base64 -d"
+        body = f"{indent}{base64.b64encode(text.encode('utf-8')).decode('ascii')}\n"
+    return f"""{command} > "$course"/{shlex.quote(name)} <<'{DELIMITER}'\n{body}{indent}{DELIMITER}"""
 
 
 def grading_steps(exercise: Exercise) -> list[tuple[str, str, str, int]]:
@@ -183,4 +205,30 @@ def gradescope(directory: Path, config: tuple[str, str]) -> list[Path]:
                 info.date_time = (2020, 1, 1, 0, 0, 0)  # the same bytes every time
                 zf.writestr(info, path.read_bytes())
     written.append(archive)
+    return written
+
+
+SHARDED = {"kubernetes": ("kubernetes.yaml", "kubernetes-merge.yaml"), "github-matrix": ("github-matrix.yml",),
+           "slurm": ("slurm.sh",)}  # a class graded in shards on an engine a course has (``grader.staff.shards``)
+SHARDED_NAMES = {"kubernetes.yaml": "micrograde-batch.yaml", "kubernetes-merge.yaml": "micrograde-merge.yaml",
+                 "github-matrix.yml": ".github/workflows/micrograde-batch.yml", "slurm.sh": "micrograde-batch.sh"}
+INDENT = {"kubernetes.yaml": 4, "github-matrix.yml": 10, "slurm.sh": 0}  # of the configuration's lines in each
+
+
+def sharded(kind: str, directory: Path, shards: int, install: str | None, config: tuple[str, str]) -> list[Path]:
+    """The files that grade a class in ``shards`` shards on Kubernetes (an Indexed Job, and the Job that merges
+    it), GitHub Actions (a matrix, and a job that merges it) or Slurm (a job array), each carrying the
+    course's configuration (``config``) and installing micrograde from ``install`` where it installs it."""
+    written = []
+    for name in SHARDED[kind]:
+        text = (HERE / "templates" / "shards" / name).read_text()
+        pad = " " * INDENT.get(name, 0)
+        path = directory / SHARDED_NAMES[name]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(string.Template(text).substitute(
+            shards=shards, shard_list=", ".join(str(k) for k in range(1, shards + 1)), install=install or "",
+            config_name=config[0], config="\n".join(f"{pad}{line}".rstrip() for line in config[1].splitlines())))
+        if name.endswith(".sh"):
+            path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        written.append(path)
     return written

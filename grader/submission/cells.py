@@ -9,9 +9,13 @@ matched as whole words: ``grader.submission.notebook.selects``).
 
 - Cells that ``skip_cells`` selects are the course's: they are never run or graded
   (``grader.submission.source.leave_out``), and the report says so.
-- A target with a ``cell`` grades its part as the notebook has it once the last cell so
-  selected has run: the notebook is *cut* after that cell for that target (``cut``), so
-  a later redefinition (the next step, the given engine) is not what it grades.
+- A target with a ``cell`` grades its part as the notebook has it once the cell so selected
+  has run: the notebook is *cut* after that cell for that target (``cut``), so a later
+  redefinition (the next step, the given engine) is not what it grades. The course's
+  notebook has one such cell; where the learner's has more (a cell added with the same
+  first line, after the course's finished engine, say), the first is the course's place
+  and is where the target is graded: what follows it, the course's own code further down
+  included, is never credited to the learner, and the others are reported (``others``).
 
 Nothing here runs any code; a cut is a ``Submission`` of its own, with fewer units.
 """
@@ -25,7 +29,7 @@ from grader.submission.source import SourceFile, Submission
 
 
 def cut(submission: Submission, selector: str) -> Submission | None:
-    """The submission as it stands once the last notebook cell ``selector`` selects has run: every notebook
+    """The submission as it stands once the first notebook cell ``selector`` selects has run: every notebook
     that has such a cell ends with it. ``None`` when the submission has notebooks and none of their cells is
     selected; a submission without notebooks (``.py`` files: no cells) is graded whole."""
     notebooks = [s for s in submission.files if s.kind == "ipynb"]
@@ -33,9 +37,9 @@ def cut(submission: Submission, selector: str) -> Submission | None:
         return submission
     copies: dict[int, SourceFile] = {}
     for source in notebooks:
-        last = max((i for i, u in enumerate(source.units) if selects(selector, u.tags, u.source)), default=None)
-        if last is not None:
-            copies[id(source)] = replace(source, units=source.units[:last + 1], notes=list(source.notes),
+        first = min((i for i, u in enumerate(source.units) if selects(selector, u.tags, u.source)), default=None)
+        if first is not None:
+            copies[id(source)] = replace(source, units=source.units[:first + 1], notes=list(source.notes),
                                          skipped=list(source.skipped))
     if not copies:
         return None
@@ -46,3 +50,17 @@ def cut(submission: Submission, selector: str) -> Submission | None:
     return replace(submission, files=[mapped(s) for s in submission.files],
                    providers={role: mapped(s) for role, s in submission.providers.items()},
                    names=dict(submission.names))
+
+
+def others(submission: Submission, selector: str, targets: list[str]) -> list[str]:
+    """A warning for each notebook with more than one cell ``selector`` selects: ``targets`` are graded at the
+    first (the course's place), never at a cell added after it with the same first line or tag."""
+    found = []
+    for source in (s for s in submission.files if s.kind == "ipynb"):
+        cells = [u.cell for u in source.units if selects(selector, u.tags, u.source)]
+        if len(cells) > 1:
+            found.append(f"{source.display}: cells {', '.join(map(str, cells))} all start with (or are tagged) "
+                         f"{selector!r}; {', '.join(targets)} {'is' if len(targets) == 1 else 'are'} graded at the "
+                         f"first, cell {cells[0]}, where the course's notebook has it: write your work there (what "
+                         f"the other cells hold is not graded as it)")
+    return found

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from grader.exercise.ops import OPS
 
 # What a course can ask a Value class to have: a written one of these is work done.
-GRADED_METHODS = frozenset({*(op.method for op in OPS.values()), "backward"})
+GRADED_METHODS = frozenset({*(op.method for op in OPS.values() if not op.comparison), "backward"})
 
 
 def classes(units: Iterable) -> list[tuple[ast.ClassDef, int | None]]:

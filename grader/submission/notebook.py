@@ -16,6 +16,7 @@ import json
 import re
 
 from grader.errors import InputError
+from grader.submission.nesting import MAX_NOTEBOOK_DEPTH, too_deep
 
 SKIP_TAG = "skip-grading"
 FEEDBACK_TAG = "micrograde-feedback"  # cells micrograde inserted; never graded, replaced on a re-grade
@@ -69,11 +70,14 @@ def plain_v4(raw: bytes) -> dict | None:
     rejects): importing nbformat takes most of the time of a whole grade, and
     nearly every notebook is version 4 already.
     """
+    if too_deep(raw, MAX_NOTEBOOK_DEPTH):
+        return None
     try:
         notebook = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
-    if not (isinstance(notebook, dict) and notebook.get("nbformat") == 4 and isinstance(notebook.get("cells"), list)):
+    if not (isinstance(notebook, dict) and notebook.get("nbformat") == 4 and isinstance(notebook.get("cells"), list)
+            and type(notebook.get("nbformat_minor", 0)) is int):
         return None
     for cell in notebook["cells"]:
         if not (isinstance(cell, dict) and isinstance(cell.get("cell_type"), str)
@@ -105,8 +109,17 @@ def without_outputs(raw: bytes) -> bytes | None:
     return json.dumps(notebook).encode()
 
 
+def shallow(raw: bytes, display: str) -> None:
+    """``InputError`` for a notebook whose JSON nests deeper than any parser here may go (``nesting``)."""
+    if too_deep(raw, MAX_NOTEBOOK_DEPTH):
+        raise InputError(f"{display}: not a notebook micrograde reads (its JSON nests deeper than "
+                         f"{MAX_NOTEBOOK_DEPTH} levels, in an output or the metadata: clear the outputs and save it "
+                         "again)")
+
+
 def read(raw: bytes, display: str):
     """The notebook as nbformat version 4 (older versions upgraded); ``InputError`` if it is not one."""
+    shallow(raw, display)
     notebook = plain_v4(raw)
     if notebook is not None:
         return notebook
@@ -122,6 +135,8 @@ def read(raw: bytes, display: str):
         raise InputError(f"{display}: not a valid notebook ({type(exc).__name__})") from None
     if not isinstance(notebook.get("cells"), list):
         raise InputError(f"{display}: not a valid notebook (no cells)")
+    if type(notebook.get("nbformat_minor", 0)) is not int:
+        raise InputError(f"{display}: not a valid notebook (its nbformat_minor is not a whole number)")
     return notebook
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.errors import InputError
+from grader.exercise.config import DEFAULT_TABLES
 from grader.submission.folder import MAX_FILES, candidate_files, inside
 from grader.submission.source import (
     MAX_CODE_BYTES,
@@ -42,7 +43,9 @@ def read_as_run(path: Path, config: Config | None = None, siblings: bool = True)
     is false)."""
     submission = read_submission(path, config)
     if siblings and submission.directory is None and submission.files[0].kind == "py":
-        return with_siblings(submission.files[0], path, submission.names) or submission
+        scaffold = config.scaffold if config is not None else DEFAULT_TABLES["scaffold"]
+        work = {scaffold["engine_file"], scaffold["train_file"]}
+        return with_siblings(submission.files[0], path, submission.names, work) or submission
     return submission
 
 
@@ -76,7 +79,8 @@ def sibling_paths(graded: SourceFile, folder: Path, wanted: set[str]) -> list[Pa
     return found[:MAX_FILES]
 
 
-def with_siblings(graded: SourceFile, path: Path, names: dict[str, str]) -> Submission | None:
+def with_siblings(graded: SourceFile, path: Path, names: dict[str, str], work: set[str] = frozenset()) -> (
+        Submission | None):
     """The submission of the file at ``path`` with what its folder gives it (see the module's
     docstring), or ``None`` when the folder gives it nothing."""
     folder = path.parent
@@ -95,10 +99,12 @@ def with_siblings(graded: SourceFile, path: Path, names: dict[str, str]) -> Subm
             parse_unit(unit)
     leave_out_libraries(siblings, set(names.values()), {path.stem} | {Path(s.display).stem for s in siblings})
     imported = imported_modules(graded)
-    # The same work: what the file imports, and what imports the file (a train.py doing
-    # ``from engine import Value``); never another file that merely sits in the same folder.
+    # The same work: what the file imports, what imports the file (a train.py doing
+    # ``from engine import Value``), and the course's own files of the exercise (``work``: the engine and
+    # the training file its scaffold writes, whose train.py needs no import); never another file that merely
+    # sits in the same folder.
     siblings = [s for s in siblings if Path(s.path.relative_to(folder).parts[0]).stem in imported
-                or path.stem in imported_modules(s)]
+                or path.stem in imported_modules(s) or {path.name, s.path.name} <= work]
     providers, notes = {}, []
     for role, name in names.items():
         source = choose([s for s in siblings if defines(s, name)], name) if role in wanted else None

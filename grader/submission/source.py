@@ -118,11 +118,11 @@ class Submission:
         """Where the student wrote the graded method (or a graded function, such as the training one) ``method``:
         a method of the value class, or of another class the course names (``Tensor.__mul__``)."""
         for role, name in self.names.items():
-            if role.what in ("function", "value") and method == name:
+            if role.what in ("function", "value", "part") and method == name:
                 source = self.providers.get(role)
                 return source.defines(method) if source else None
         owner, _, method = method.rpartition(".")
-        role = next((r for r, name in self.names.items() if r.what == "class" and name == owner), VALUE)
+        role = next((r for r, name in self.names.items() if r.what in ("class", "part") and name == owner), VALUE)
         source = self.providers.get(role)
         if source is None:
             return None
@@ -133,7 +133,21 @@ class Submission:
                     for item in node.body:
                         if isinstance(item, ast.FunctionDef) and item.name == method:
                             location = Location(source.display, item.lineno, unit.cell)
-        return location or source.defines(self.names[role])
+        return location or self.attached(self.names[role], method) or source.defines(self.names[role])
+
+    def attached(self, cls: str, method: str) -> Location | None:
+        """Where the function attached to the class ``cls`` as its ``method`` (``Tensor.backward = backward``, in a
+        cell of its own) is defined, if some file attaches one."""
+        for source in self.files:
+            for unit in source.units:
+                for node in unit.tree.body if unit.tree else ():
+                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and any(
+                            isinstance(t, ast.Attribute) and t.attr == method and isinstance(t.value, ast.Name)
+                            and t.value.id == cls for t in node.targets):
+                        found = next((f.defines(node.value.id) for f in self.files if f.defines(node.value.id)), None)
+                        if found is not None:
+                            return found
+        return None
 
     def local_modules(self) -> set[str]:
         """Top-level names the submission's own files provide (see ``own_module_names``)."""
@@ -272,10 +286,11 @@ def read_bytes(path: Path, display: str, limit: int | None = None) -> bytes:
 
 def read_notebook(path: Path, display: str) -> SourceFile:
     """Each gradable code cell as a unit, not parsed yet."""
-    from grader.submission.notebook import notebook_cells, without_outputs
+    from grader.submission.notebook import notebook_cells, shallow, without_outputs
 
     source = SourceFile(path, display, "ipynb")
     raw = read_bytes(path, display, MAX_NOTEBOOK_BYTES)
+    shallow(raw, display)
     limit = MAX_FILE_BYTES[".ipynb"]
     if len(raw) > limit:  # outputs are never graded: a notebook heavy with plots is graded on its code
         raw = without_outputs(raw) or raw

@@ -118,9 +118,9 @@ def call(T, request, tensors):
     return getattr(operands[at], name)(*others, *request["args"], **request["kwargs"])
 
 
-def data_of(entries, V):
-    """The entries' numbers: a Value's (of class ``V``) stored data, a number itself."""
-    return [number(stored_or_none(e, "data")) if V is not None and isinstance(e, V) else number(e) for e in entries]
+def data_of(entries, engine):
+    """The entries' numbers: a node's (of ``engine``'s class) value, a number itself."""
+    return [engine.data(e) if engine is not None and isinstance(e, engine.V) else number(e) for e in entries]
 
 
 def like(tensor, flat, shape):

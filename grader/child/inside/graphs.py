@@ -8,7 +8,7 @@ local derivatives the grading process computed for this very case.
 import operator
 
 from .failures import MissingMethod, SubmissionError
-from .reading import address, number, stored_or_none
+from .reading import address
 
 # The child knows no op and no derivative rule. Nodes the student did not write
 # arrive as "fixed" nodes: their value and local derivatives are numbers the
@@ -16,41 +16,32 @@ from .reading import address, number, stored_or_none
 # the way Python code applies them: an operator (so reflected methods are
 # reached as Python reaches them) or a method call.
 OPERATORS = {"add": operator.add, "mul": operator.mul, "pow": operator.pow, "neg": operator.neg,
-             "sub": operator.sub, "truediv": operator.truediv}
+             "sub": operator.sub, "truediv": operator.truediv, "lt": operator.lt, "gt": operator.gt,
+             "le": operator.le, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne}
+COMPARISONS = ("lt", "gt", "le", "ge", "eq", "ne")
 
 
-def fixed_node(iface, data, operands, derivs, label, on_backward=None):
-    """A node of the student's class whose value and local derivatives the grader gives as numbers."""
-    children = [o for o in operands if not isinstance(o, (int, float))]
-    out = iface.make(data, children, label)
-    V, grad = iface.V, iface.grad
-
-    def _backward():
-        if on_backward is not None:
-            on_backward()
-        for operand, d in zip(operands, derivs):
-            if isinstance(operand, V):
-                setattr(operand, grad, getattr(operand, grad) + d * getattr(out, grad))
-
-    setattr(out, iface.closure, _backward)
-    return out
-
-
-def student_op(V, call, method, args, exponent, value_position):
-    """Apply the student's own op; a missing method is not-implemented, a non-Value result an error."""
+def student_op(engine, call, method, args, exponent, value_position):
+    """Apply the student's own op (as the course calls it, else as Python code does); a missing method is
+    not-implemented, a result that is not a node an error (a comparison may give a plain truth value)."""
+    V = engine.V
     how, _, name = call.partition(".")
-    owner = type(args[value_position])
-    if getattr(owner, method, None) is None:
-        raise MissingMethod(f"{V.__name__} has no method {method}")
-    if exponent is not None:
-        args = [*args, exponent]
-    if how == "operator" and name in OPERATORS:
-        out = OPERATORS[name](*args)
-    elif how == "method" and name.isidentifier():
-        out = getattr(args[0], name)(*args[1:])
-    else:
-        raise SubmissionError(f"unknown call {call}")
+    out = engine.called(method, args, exponent)
+    if out is None:
+        owner = type(args[value_position])
+        if getattr(owner, method, None) is None:
+            raise MissingMethod(f"{V.__name__} has no method {method}")
+        if exponent is not None:
+            args = [*args, exponent]
+        if how == "operator" and name in OPERATORS:
+            out = OPERATORS[name](*args)
+        elif how == "method" and name.isidentifier():
+            out = getattr(args[0], name)(*args[1:])
+        else:
+            raise SubmissionError(f"unknown call {call}")
     if not isinstance(out, V):
+        if name in COMPARISONS and type(out) in (bool, int, float):
+            return float(out)  # a comparison that gives a truth value: a plain number, with no gradient
         raise SubmissionError(f"returned {type(out).__name__}, not a {V.__name__}")
     return out
 
@@ -61,7 +52,7 @@ def recorder(record, index):
     return lambda: record(index)
 
 
-def build(iface, nodes, record=None, leaves=None, positions=None, moved=None):
+def build(engine, nodes, record=None, leaves=None, positions=None, moved=None):
     """Build the requested nodes: leaves, plain numbers, the student's op, fixed nodes.
 
     With ``record``, every fixed node's ``_backward`` first reports the node's
@@ -80,30 +71,36 @@ def build(iface, nodes, record=None, leaves=None, positions=None, moved=None):
             if leaves is not None and node[2] in leaves:
                 built.append(leaves[node[2]])
                 continue
-            v = iface.leaf(node[1])
-            if record is not None:
-                setattr(v, iface.closure, recorder(record, index))
+            v = engine.leaf(node[1])
+            if record is not None and engine.mode == "closure":
+                engine.set_step(v, recorder(record, index))
             if leaves is not None:
                 leaves[node[2]] = v
             built.append(v)
         elif kind == "student":
             _, call, operand_ids, exponent, method, value_position = node
             operands = [built[j] for j in operand_ids]
-            before = [iface.step(v) for v in operands if not isinstance(v, (int, float))]
-            built.append(student_op(iface.V, call, method, operands, exponent, value_position))
-            after = [iface.step(v) for v in operands if not isinstance(v, (int, float))]
+            before = [engine.step(v) for v in operands if not isinstance(v, (int, float))]
+            built.append(student_op(engine, call, method, operands, exponent, value_position))
+            after = [engine.step(v) for v in operands if not isinstance(v, (int, float))]
             if moved is not None and any(b is not a for b, a in zip(before, after)):
                 moved.append(index)
         else:
-            _, data, operand_ids, derivs, label = node
-            hook = None if record is None else (lambda i=index: record(i))
-            built.append(fixed_node(iface, data, [built[j] for j in operand_ids], derivs, label, hook))
+            data, operand_ids, derivs, label, op = node[1:6]
+            operands = [built[j] for j in operand_ids]
+            if (record is not None and not engine.steppable) or engine.mode == "engine":
+                # The pass cannot run micrograde's steps (the engine keeps its own tape, or micrograde knows no step
+                # of a node to run alone): the real op makes the node.
+                built.append(student_op(engine, op[1], op[4], operands, op[3], op[5]))
+            else:
+                hook = None if record is None else (lambda g=None, i=index: record(i, g))
+                built.append(engine.fixed_node(data, operands, derivs, label, hook))
         if positions is not None:
             positions.setdefault(address(built[-1]), index)
     return built
 
 
-def propagate(iface, root, nodes):
+def propagate(engine, root, nodes):
     """The grader's own backward pass: reverse topological order over the nodes' operands.
 
     Operands are visited in expression order (nodes the student's op made on its
@@ -114,14 +111,12 @@ def propagate(iface, root, nodes):
 
     def key(v):
         at = position.get(address(v))  # a node of the expression has a place of its own: no tie to break
-        return (at, "") if at is not None else (len(nodes), repr(stored_or_none(v, iface.data)))
+        return (at, "") if at is not None else (len(nodes), repr(engine.data(v)))
 
-    topo = topological(iface, [root], key)
-    setattr(root, iface.grad, 1.0)
-    run_closures(iface, topo)
+    engine.own_pass([(root, 1.0)], topological(engine, [root], key))
 
 
-def topological(iface, roots, key=None, limit=None):
+def topological(engine, roots, key=None, limit=None):
     """Every node reachable from ``roots`` through its operands, each after all of its operands and once
     (a cycle is cut where it closes); ``key`` orders each node's operands, and past ``limit`` nodes the
     walk stops with ``SubmissionError``. A stack, never a recursion: a graph may be of any depth."""
@@ -138,7 +133,7 @@ def topological(iface, roots, key=None, limit=None):
         if limit is not None and len(seen) > limit:
             raise SubmissionError(f"the result's graph has more than {limit} nodes")
         stack.append((v, True))
-        children = iface.children(v)  # a fresh list
+        children = engine.children(v)  # a fresh list
         if key is not None:
             children.sort(key=key, reverse=True)
         for child in children:
@@ -147,30 +142,24 @@ def topological(iface, roots, key=None, limit=None):
     return topo
 
 
-def run_closures(iface, topo):
-    """Every node's own closure, from the last node of ``topo`` back to the first."""
-    for v in reversed(topo):
-        step = iface.step(v)
-        if step is not None:  # a leaf may have no closure at all
-            step()
+def observe(nodes, read):
+    """Every node's number as ``read`` gives it (its value, its gradient), as the report shows it; ``None``
+    for plain numbers."""
+    return [None if isinstance(v, (int, float)) else read(v) for v in nodes]
 
 
-def observe(nodes, attr):
-    """Every node's stored ``attr``, as the report shows it; ``None`` for plain numbers."""
-    return [None if isinstance(v, (int, float)) else number(stored_or_none(v, attr)) for v in nodes]
-
-
-def operand_positions(iface, node, nodes):
+def operand_positions(engine, node, nodes):
     """Which of ``nodes`` (their positions) the student's ``node`` holds as its operands, by identity."""
-    operands = iface.children(node)
+    operands = engine.children(node)
     return [j for j, w in enumerate(nodes) if any(c is w for c in operands)]
 
 
-def probe(iface, node, args):
+def probe(engine, node, args):
     """The student's op on fresh leaves holding ``args``: one forward value for finite differences."""
     _, call, _, exponent, method, value_position = node
-    operands = [iface.leaf(x) if kind == "value" else x for kind, x in args]
-    return number(stored_or_none(student_op(iface.V, call, method, operands, exponent, value_position), iface.data))
+    operands = [engine.leaf(x) if kind == "value" else x for kind, x in args]
+    out = student_op(engine, call, method, operands, exponent, value_position)
+    return out if isinstance(out, float) else engine.data(out)
 
 
 def hashed_by_position(V, positions):

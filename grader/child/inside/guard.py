@@ -278,6 +278,8 @@ def path_checks(note, workdir, hidden, local_names):
     refusal (an exception) or ``None``, its state in its keyword defaults (``install_guard``)."""
     blocked = off_limits(hidden)
     writable = (os.path.realpath(workdir), "/dev/null")
+    # The folder of the grading process's working directories: another child's, beside this one, is off limits.
+    siblings = os.path.dirname(os.path.realpath(workdir)) + os.sep
     own_pid = str(os.getpid())
     named = tuple(os.path.realpath(h) for h in hidden)
 
@@ -297,17 +299,19 @@ def path_checks(note, workdir, hidden, local_names):
 
     def check_path(path, writes, *, _text=as_text, _reaches=reaches, _note=note, _realpath=resolve,
                    _roots=writable, _sep=os.sep, _startswith=str.startswith, _other=another_process,
-                   _own=own_pid, _blocked=blocked, _named=named, _PermissionError=PermissionError):
+                   _own=own_pid, _blocked=blocked, _named=named, _siblings=siblings, _PermissionError=PermissionError):
         path = _text(path)
         if path is None:
             return None
         if _reaches(path, _blocked, _named):
             _note(f"read {path}")
             return _PermissionError(f"{path}: the grader's files are off limits")
-        if _other(_text(_realpath(path)) or "", _own):
+        real = _text(_realpath(path)) or ""
+        if _other(real, _own):
             return _PermissionError(f"{path}: other processes are off limits")
+        if _startswith(real, _siblings) and not (real == _roots[0] or _startswith(real, _roots[0] + _sep)):
+            return _PermissionError(f"{path}: other children's working directories are off limits")
         if writes:
-            real = _text(_realpath(path))
             for root in _roots:
                 if real == root or _startswith(real, root + _sep):
                     return None

@@ -32,24 +32,7 @@ class Interface:
     def __init__(self, V, children_names):
         self.V = V
         self.children_names = tuple(children_names)
-        self.leaf = None
-        tried = []
-        for shown, leaf in (("(x)", V), ("(x, ())", lambda d: V(d, ())),
-                            ("(x, (), '')", lambda d: V(d, (), ""))):
-            tried.append(V.__name__ + shown)
-            try:
-                a, b = leaf(2.0), leaf(3.0)
-            except ModuleNotFoundError:
-                raise  # the constructor uses a module that is not installed: that, not the interface, fails
-            except Exception as exc:  # noqa: BLE001 - try the next way of making a leaf
-                failure = exc
-                continue
-            self.leaf = leaf
-            break
-        if self.leaf is None:
-            raise InterfaceError(f"its constructor {V.__name__}{signature(V)} cannot make a {V.__name__} from "
-                                 f"a single number (tried {', '.join(tried)}; {V.__name__}(2.0) raised "
-                                 f"{type(failure).__name__}: {failure})")
+        self.leaf, a, b = probe_leaf(V)
         self.equality = comparison(a, self.leaf(2.0))
         self.data = data_name(a, b, 2.0, 3.0)
         self.grad = gradient_name(a, self.data)
@@ -121,6 +104,23 @@ class Interface:
         """The node's own closure (its ``_backward``, whatever the class names it), or ``None``."""
         found = stored_or_none(node, self.closure)
         return found if callable(found) else None
+
+
+def probe_leaf(V):
+    """How to make a leaf of ``V`` from a number (``V(x)``, ``V(x, ())`` or ``V(x, (), '')``, the first that
+    works), with two distinct leaves made so, of 2 and 3; ``InterfaceError`` saying what was tried."""
+    tried = []
+    for shown, leaf in (("(x)", V), ("(x, ())", lambda d: V(d, ())), ("(x, (), '')", lambda d: V(d, (), ""))):
+        tried.append(V.__name__ + shown)
+        try:
+            return leaf, leaf(2.0), leaf(3.0)
+        except ModuleNotFoundError:
+            raise  # the constructor uses a module that is not installed: that, not the interface, fails
+        except Exception as exc:  # noqa: BLE001 - try the next way of making a leaf
+            failure = exc
+    raise InterfaceError(f"its constructor {V.__name__}{signature(V)} cannot make a {V.__name__} from "
+                         f"a single number (tried {', '.join(tried)}; {V.__name__}(2.0) raised "
+                         f"{type(failure).__name__}: {failure})")
 
 
 CONTAINERS = (set, frozenset, list, tuple)

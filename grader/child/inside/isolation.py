@@ -19,7 +19,7 @@ forward value of ``/`` calling ``*``) are the learner's methods: only the value 
 
 import types
 
-from .reading import class_attribute, number, stored, stored_or_none
+from .reading import class_attribute
 
 STEP = 1e-5  # the central difference's step, relative to the operand (as the grading process's probes)
 
@@ -27,15 +27,15 @@ STEP = 1e-5  # the central difference's step, relative to the operand (as the gr
 class Isolated:
     """The other targets' methods of the learner's class, wrapped while one target's op runs."""
 
-    def __init__(self, iface, table, method):
-        self.iface = iface
+    def __init__(self, engine, table, method):
+        self.engine = engine
         own = table.get(method, {}).get("target")
         self.wanted = {} if own is None else {m: spec for m, spec in table.items() if spec.get("target") != own}
         self.saved = {}
         self.active = False  # off while a wrapper's own call of the learner's method runs
 
     def __enter__(self):
-        V = self.iface.V
+        V = self.engine.V
         namespace = type.__dict__["__dict__"].__get__(V)
         for name, spec in self.wanted.items():
             original = class_attribute(V, name)
@@ -51,7 +51,7 @@ class Isolated:
 
     def __exit__(self, *exc):
         CURRENT[0], self.active = None, False
-        V = self.iface.V
+        V = self.engine.V
         for name, before in self.saved.items():
             if before is MISSING:
                 type.__delattr__(V, name)
@@ -68,7 +68,7 @@ CURRENT = [None]  # the ``Isolated`` whose op is running: a wrapper kept from an
 def wrapper(isolated, original, label):
     """The method standing in for ``original`` while ``isolated`` is the op that runs: the learner's value,
     measured derivatives."""
-    iface = isolated.iface
+    engine = isolated.engine
 
     def stand_in(*args):
         if CURRENT[0] is not isolated or not isolated.active:
@@ -76,44 +76,40 @@ def wrapper(isolated, original, label):
         isolated.active = False  # what ``original`` calls in turn is the learner's own: only its value counts
         try:
             out = original(*args)
-            value = number(stored_or_none(out, iface.data)) if isinstance(out, iface.V) else None
+            value = engine.data(out) if isinstance(out, engine.V) else None
         finally:
             isolated.active = True
         if type(value) is not float:
             return out  # no number to stand on: the learner's node, as it is
-        operands = [a for a in args if isinstance(a, iface.V)]
-        node = iface.make(value, operands, label)
+        operands = [a for a in args if isinstance(a, engine.V)]
         slopes = []
 
-        def _backward():
+        def derivatives():
             if not slopes:
-                slopes.extend(measured(iface, original, args))
-            g = stored(node, iface.grad)
-            for operand, slope in zip(operands, slopes):
-                setattr(operand, iface.grad, getattr(operand, iface.grad) + slope * g)
+                slopes.extend(measured(engine, original, args))
+            return slopes
 
-        setattr(node, iface.closure, _backward)
-        return node
+        return engine.fixed_node(value, operands, derivatives, label)
 
     return stand_in
 
 
-def measured(iface, original, args):
+def measured(engine, original, args):
     """d result / d operand for each of ``args`` that is a node: the central difference of ``original``'s
     value, each operand nudged on a fresh leaf and the others made fresh leaves of the same value."""
-    values = [number(stored_or_none(a, iface.data)) if isinstance(a, iface.V) else None for a in args]
+    values = [engine.data(a) if isinstance(a, engine.V) else None for a in args]
     slopes = []
     for k, x in enumerate(values):
         if x is None:
             continue
         if type(x) is not float:
-            raise ArithmeticError(f"an operand of {iface.V.__name__} holds no number to differentiate at")
+            raise ArithmeticError(f"an operand of {engine.V.__name__} holds no number to differentiate at")
         h = STEP * max(1.0, abs(x))
         ends = []
         for nudged in (x + h, x - h):
-            fresh = [a if v is None else iface.leaf(nudged if j == k else v) for j, (a, v) in
+            fresh = [a if v is None else engine.leaf(nudged if j == k else v) for j, (a, v) in
                      enumerate(zip(args, values))]
-            ends.append(number(stored_or_none(original(*fresh), iface.data)))
+            ends.append(engine.data(original(*fresh)))
         if type(ends[0]) is not float or type(ends[1]) is not float:
             raise ArithmeticError("the op has no value to differentiate next to these operands")
         slopes.append((ends[0] - ends[1]) / (2 * h))

@@ -54,48 +54,33 @@ def load(api, request):
 def load_modules(api, request):
     api["children_names"] = request["children_names"]
     api["isolation"] = request.get("isolation", {})
+    api["described"] = request.get("engine")  # the course's description of its engine (forms), if any
+    namespaces = api.setdefault("namespaces", [])  # where a form's names are found: the modules, as loaded
     parts = api.setdefault("parts", {})  # the graded parts, by role: apart from the child's own keys
     failures = []
+    own = OwnPackages(request, lambda spec, module: run_module(spec, module, request, failures, namespaces))
+    sys.meta_path.insert(0, own)
     for spec in request["modules"]:
-        module = types.ModuleType(spec["name"])
-        module.__file__ = spec["units"][0]["filename"]
-        module.display = lambda *args, **kwargs: None
-        # Importable under its own name (train.py may import engine), unless that name
-        # is taken: a student's math.py must not replace the real math module.
-        if spec["name"] not in sys.modules and spec["name"] not in sys.stdlib_module_names:
-            sys.modules[spec["name"]] = module
-        package = spec.get("package")
-        if package:
-            # A file of a package runs as the package's module: its absolute imports of the package
-            # find the package's folder (before an installed package of the same name, as the
-            # student's own installed package would), its relative imports their package.
-            module.__package__ = package["name"]
-            sys.path.insert(0, package["root"])
-        if spec.get("directory"):
-            sys.path.insert(0, spec["directory"])
-        values = [request["roles"][role]["name"] for role in spec["provides"]
-                  if request["roles"][role]["what"] == "value"]
-        for index, unit in enumerate(spec["units"]):
-            before = held(module.__dict__, values)
-            failure = run_unit(unit, module.__dict__)
-            while failure is not None and stand_in_for(failure):
-                failure = run_unit(unit, module.__dict__)
-            for name, was, now in zip(values, before, held(module.__dict__, values)):
-                if was[0] is not now[0] or was[1] != now[1]:
-                    spec.setdefault("made", {})[name] = index  # the last unit that computes it: where a rerun ends
-            if failure is not None:
-                failure["unit"] = unit.get("label")
-                failure["unit_file"] = unit["filename"]
-                failures.append(failure)
-                if not unit.get("isolated") or failure["type"] == "LoadTimeout":
-                    break
+        qualified = own.qualified(spec)
+        if qualified is not None and qualified not in sys.modules:
+            # Imported as the package's code imports it: its package first (its __init__ drives the order in
+            # which its files import each other), this file served by ``OwnPackages``.
+            sys.path.insert(0, spec["package"]["root"])
+            try:
+                import importlib
+
+                importlib.import_module(qualified)
+            except BaseException as exc:  # noqa: BLE001 - the package's own __init__ failed: said as the file's
+                failures.append({**error_report(exc, "load"), "unit": None, "unit_file": spec["units"][0]["filename"]})
+        module = sys.modules.get(qualified or "")
+        if module is None or own.served.get(qualified) is not spec:
+            module = types.ModuleType(spec["name"])
+            if qualified is not None:
+                module.__package__ = spec["package"]["name"]
+                sys.modules[qualified] = module  # the package's files that import it get this one
+            run_module(spec, module, request, failures, namespaces)
         if failures and failures[-1]["type"] == "LoadTimeout":
             break
-        if package and spec["name"] != "__init__":
-            # Loaded, it is the package's module too: the package's files loaded after it that import it
-            # (``from .engine import Value``) get this very module, not a second copy with classes of its own
-            # (unless the package already imported one as it loaded: that one stays).
-            sys.modules.setdefault(package["name"] + "." + spec["name"], module)
         for role in spec["provides"]:
             api.setdefault("sources", {})[role] = spec  # what is run again to see a value follow a function
             name = request["roles"][role]["name"]
@@ -108,6 +93,81 @@ def load_modules(api, request):
             del parts[role]
     return {"defined": {role: role in parts for role in request["roles"]}, "failures": failures,
             "missing_modules": list(MISSING_MODULES)}
+
+
+def run_module(spec, module, request, failures, namespaces):
+    """Run one file's units (a notebook's cells) in ``module``, as the submission's own module: importable under its
+    name, its package's folder on the path; each failure recorded in ``failures``."""
+    module.__file__ = spec["units"][0]["filename"]
+    module.display = lambda *args, **kwargs: None
+    namespaces.insert(0, module.__dict__)  # the last loaded first: a name it redefines is its own
+    # Importable under its own name (train.py may import engine), unless that name
+    # is taken: a student's math.py must not replace the real math module.
+    if spec["name"] not in sys.modules and spec["name"] not in sys.stdlib_module_names:
+        sys.modules[spec["name"]] = module
+    package = spec.get("package")
+    if package:
+        # A file of a package runs as the package's module: its absolute imports of the package
+        # find the package's folder (before an installed package of the same name, as the
+        # student's own installed package would), its relative imports their package.
+        sys.path.insert(0, package["root"])
+    if spec.get("directory"):
+        sys.path.insert(0, spec["directory"])
+    values = [request["roles"][role]["name"] for role in spec["provides"]
+              if request["roles"][role]["what"] == "value"]
+    for index, unit in enumerate(spec["units"]):
+        before = held(module.__dict__, values)
+        failure = run_unit(unit, module.__dict__)
+        while failure is not None and stand_in_for(failure):
+            failure = run_unit(unit, module.__dict__)
+        for name, was, now in zip(values, before, held(module.__dict__, values)):
+            if was[0] is not now[0] or was[1] != now[1]:
+                spec.setdefault("made", {})[name] = index  # the last unit that computes it: where a rerun ends
+        if failure is not None:
+            failure["unit"] = unit.get("label")
+            failure["unit_file"] = unit["filename"]
+            failures.append(failure)
+            if not unit.get("isolated") or failure["type"] == "LoadTimeout":
+                break
+
+
+class OwnPackages:
+    """Import hook, first on ``sys.meta_path``: a file of the submission's package that another of its files
+    imports (``from .scalar import Scalar``) before the load reaches it is run then, from what the grading
+    process sent (``run``), and is the one module of that name: the package's code and the graded parts are
+    of one class, never of a second copy imported from the folder."""
+
+    def __init__(self, request, run):
+        self.specs = {self.qualified(spec): spec for spec in request["modules"] if spec.get("package")}
+        self.run = run
+        self.served = {}  # qualified name -> the spec run for it
+
+    @staticmethod
+    def qualified(spec):
+        package = spec.get("package")
+        if not package:
+            return None
+        return package["name"] if spec["name"] == "__init__" else f"{package['name']}.{spec['name']}"
+
+    def find_spec(self, name, path=None, target=None):
+        spec = self.specs.get(name)
+        if spec is None or name in self.served:
+            return None
+        import importlib.machinery
+
+        found = importlib.machinery.ModuleSpec(name, self, origin=spec["units"][0]["filename"],
+                                               is_package=spec["name"] == "__init__")
+        if spec["name"] == "__init__":
+            found.submodule_search_locations = [spec["directory"]] if spec.get("directory") else []
+        return found
+
+    def create_module(self, found):
+        return None
+
+    def exec_module(self, module):
+        spec = self.specs[module.__name__]
+        self.served[module.__name__] = spec
+        self.run(spec, module)
 
 
 def held(namespace, names):

@@ -10,7 +10,7 @@ also the parameters, the loss and the gradients left over at every
 
 import sys
 
-from .cases import on_training_engine
+from .cases import name_aliases, on_training_engine
 from .failures import error_report
 from .reading import number
 
@@ -35,6 +35,7 @@ def optimizer_case(api, request):
     params = [engine.Value(float(x)) for x in request["data"]]
     found = []
     try:
+        name_aliases(api, api["parts"][request["needs"]])
         optimizer = call_with(api["parts"][request["needs"]], request["init"], {"params": params, "lr": request["lr"]})
         for grads in request["grads"]:
             for p, g in zip(params, grads):
@@ -136,6 +137,7 @@ def loop_case(api, request):
     rows = {tuple(float(v) for v in x): k for k, x in enumerate(request["xs"])}
     found = []
     try:
+        name_aliases(api, api["parts"][request["needs"]])
         for _ in range(request["calls"]):
             with Watch(engine, model, optimizer, rows) as watch:
                 value = call_with(function, request["call"], given)
@@ -144,4 +146,24 @@ def loop_case(api, request):
                           "params": [number(p.data) for p in model.parameters()]})
     except BaseException as exc:  # noqa: BLE001
         return {"error": error_report(exc, request["needs"])}
+    return {"calls": found}
+
+
+def graph_case(api, request):
+    """Call a method of a graph's output that reaches its whole graph (``out.zero_grad()``, ``out.step(lr)``), as the
+    course calls it, once per set of gradients: the output is micrograde's node over leaves of the learner's
+    class (its own step, so no op of the learner's is run), the leaves read after each call."""
+    engine = api["interface"]
+    found = []
+    try:
+        leaves = [engine.leaf(float(x)) for x in request["data"]]
+        out = engine.fixed_node(sum(request["data"]), leaves, [1.0] * len(leaves), "+")
+        for grads in request["grads"]:
+            for leaf, g in zip(leaves, grads):
+                engine.set_grad(leaf, float(g))
+            engine.set_grad(out, 1.0)
+            engine.run(request["call"], out=out, lr=request["lr"])
+            found.append({"data": [engine.data(v) for v in leaves], "grad": [engine.grad(v) for v in leaves]})
+    except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
+        return {"error": error_report(exc, request["method"])}
     return {"calls": found}

@@ -18,6 +18,7 @@ the course's neuron), since the learner's code can reach anything in its process
 
 import sys
 
+from .cases import name_aliases
 from .failures import error_report
 from .reading import address, class_attribute, number, stored_or_none
 
@@ -40,11 +41,13 @@ def one_run(api, request, name):
     own = api["interface"]
     made = None
     if name == "own":
-        numbers = Numbers(own.V, "data", own.grad, own.leaf)
+        numbers = own
         swaps = {}
     else:
-        numbers = Numbers(engine.Value, "data", "grad", engine.Value)
-        swaps = {"Value": (own.V, engine.Value)}
+        numbers = Plain(engine.Value)
+        learner = api["parts"][request["needs"]]
+        name_aliases(api, learner)
+        swaps = {"Value": (own.V, engine.Value), **subclass_stand_ins(learner, own, engine.Value)}
         if name == "parts":
             made = StandIns(engine.Value)
             for part, module in request["parts"].items():
@@ -61,18 +64,38 @@ def one_run(api, request, name):
         undo()
 
 
-class Numbers:
-    """How a run makes and reads nodes: the class, what it names the number and the gradient, a leaf's maker."""
+class Plain:
+    """The grader's training engine as a run drives it: ``data`` and ``grad`` attributes, ``backward()`` (the same
+    protocol as the learner's ``Engine``, for the runs that put the grader's ``Value`` in the learner's place)."""
 
-    def __init__(self, V, data, grad, leaf):
-        self.V, self.data, self.grad, self.leaf = V, data, grad, leaf
+    def __init__(self, V):
+        self.V = self.leaf = V
 
-    def read(self, node, what):
-        return number(stored_or_none(node, what))
+    @staticmethod
+    def data(node):
+        return number(stored_or_none(node, "data"))
 
-    def set_all(self, nodes, what, values):
-        for j, node in enumerate(nodes):
-            setattr(node, what, values[j % len(values)] if values else 0.0)
+    @staticmethod
+    def grad(node):
+        return number(stored_or_none(node, "grad"))
+
+    @staticmethod
+    def set_value(node, x):
+        node.data = x
+
+    @staticmethod
+    def set_grad(node, x):
+        node.grad = x
+
+    @staticmethod
+    def backward(node):
+        node.backward()
+
+
+def set_all(nodes, put, values):
+    """``put`` each node its number of ``values`` (taken in turn), or 0 where there are none."""
+    for j, node in enumerate(nodes):
+        put(node, values[j % len(values)] if values else 0.0)
 
 
 def observe(cls, request, numbers, made=None):
@@ -92,10 +115,10 @@ def observe(cls, request, numbers, made=None):
     if made is not None:
         made.set_weights(request["weights"])
     elif request["layered"]:
-        numbers.set_all(params, numbers.data, request["base"])
+        set_all(params, numbers.set_value, request["base"])
         reply["jacobian"] = [gradients(module, request, x, None, params, numbers, "each").get("params")
                              for x in request["probes"]]
-        numbers.set_all(params, numbers.data, request["weights"])
+        set_all(params, numbers.set_value, request["weights"])
     how = "loss" if what == "gradients" else "outputs"
     reply["points"] = [gradients(module, request, x, target, params, numbers, how)
                        for x, target in zip(request["points"], request["targets"] or [None] * len(request["points"]))]
@@ -147,35 +170,35 @@ def gradients(module, request, x, target, params, numbers, how="loss"):
     each output alone, seeded 1, from a fresh call each (``each``): how each parameter is used, whatever the
     ops do with ``out.grad``."""
     out, shape, leaves = forward(module, request, x, target, numbers)
-    found = {"out": [numbers.read(v, numbers.data) if isinstance(v, numbers.V) else {"invalid": type(v).__name__}
+    found = {"out": [numbers.data(v) if isinstance(v, numbers.V) else {"invalid": type(v).__name__}
                      for v in out], "shape": shape}
     if how == "outputs" or not all(isinstance(v, numbers.V) for v in out):
         return found  # outputs that are not Values have no gradient: what they are says it
     if how == "loss":
-        numbers.set_all(params, numbers.grad, [0.0])
+        set_all(params, numbers.set_grad, [0.0])
         coefficients = request["coefficients"]
         total = out[0] * coefficients[0]
         for o in range(1, len(out)):
             total = total + out[o] * coefficients[o % len(coefficients)]
-        total.backward()
-        return {**found, "params": [numbers.read(p, numbers.grad) for p in params],
-                "inputs": [numbers.read(v, numbers.grad) for v in leaves]}
+        numbers.backward(total)
+        return {**found, "params": [numbers.grad(p) for p in params],
+                "inputs": [numbers.grad(v) for v in leaves]}
     found["params"] = []
     for o in range(len(out)):
-        numbers.set_all(params, numbers.grad, [0.0])
+        set_all(params, numbers.set_grad, [0.0])
         again, _, leaves = forward(module, request, x, target, numbers)
         if len(again) != len(out):
             raise Shape("a second call on the same input returned another number of outputs")
-        again[o].backward()
-        found["params"].append([numbers.read(p, numbers.grad) for p in params])
+        numbers.backward(again[o])
+        found["params"].append([numbers.grad(p) for p in params])
     return found
 
 
 def zeroed(module, params, request, numbers):
     """The parameters' gradients after ``zero_grad()``, each having been a number other than 0 before."""
-    numbers.set_all(params, numbers.grad, request["weights"])
+    set_all(params, numbers.set_grad, request["weights"])
     module.zero_grad()
-    return {"after": [numbers.read(p, numbers.grad) for p in params]}
+    return {"after": [numbers.grad(p) for p in params]}
 
 
 def parameters_of(module, V):
@@ -260,6 +283,31 @@ def namespaces(cls):
             if type(space) is dict and not any(space is s for s in found):
                 found.append(space)
     return found
+
+
+def subclass_stand_ins(cls, own, V):
+    """For each class the module's code can reach that is a kind of the learner's node (a ``Parameter(Node)`` holding
+    a weight), one of the grader's ``V`` made the same way (its value the first argument, or the keyword the engine
+    names it by; every other keyword kept as an attribute), so that a run on the grader's engine has parameters of
+    that engine too."""
+    name = own.data_path[0] if own.data_path else "data"
+    found = {}
+    for space in namespaces(cls):
+        for key, value in space.items():
+            if isinstance(value, type) and value is not own.V and issubclass(value, own.V):
+                found[key] = (value, stand_in_subclass(V, value.__name__, name))
+    return found
+
+
+def stand_in_subclass(V, called, name):
+    def __init__(self, *args, **kwargs):
+        value = args[0] if args else kwargs.pop(name, kwargs.pop("data", 0.0))
+        V.__init__(self, float(number(value)) if not isinstance(value, (int, float)) else float(value))
+        for key, given in kwargs.items():
+            if key not in (name, "data", "grad"):
+                setattr(self, key, given)
+
+    return type(called, (V,), {"__init__": __init__})
 
 
 def swapped(cls, swaps):

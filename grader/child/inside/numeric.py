@@ -174,8 +174,21 @@ def derivative_case(api, request):
     calls = [0]
     try:
         function = course_function(request["inputs"], request["formula"], calls)
-        given = {"f": function, "x": request["x"], "h": request["h"]}
-        result = api["parts"][request["needs"]](*(given[name] for name in request["arguments"]))
+        learner = api["parts"][request["needs"]]
+        if "call" in request:  # a function of several inputs, called as the course calls it
+            point = list(request["point"])
+            given = {"f": function, "vals": point, "x": point[request["i"]], "i": request["i"], "h": request["h"]}
+            args = []
+            for kind, value in request["call"]["args"]:
+                if kind == "unpack":
+                    args.extend(given[value])
+                else:
+                    args.append(given[value] if kind == "name" else value)
+            result = learner(*args, **{k: given[v] if kind == "name" else v
+                                       for k, (kind, v) in request["call"]["keywords"]})
+        else:
+            given = {"f": function, "x": request["x"], "h": request["h"]}
+            result = learner(*(given[name] for name in request["arguments"]))
         found = [number(result)]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, "call")}

@@ -23,7 +23,7 @@ from .cases import backward_case, call_case, load_engine, op_case, train_case, w
 from .expression import expression_case
 from .guard import install_guard, local_module_names, no_threads
 from .loading import StandInFinder, load
-from .loops import loop_case, optimizer_case
+from .loops import graph_case, loop_case, optimizer_case
 from .modules import module_case
 from .numeric import derivative_case, estimate_case
 from .tensors import tensor_answer
@@ -121,7 +121,8 @@ def start_kernel(request, protected, api):
 HANDLERS = {"load": load, "op": with_interface(op_case), "backward": with_interface(backward_case),
             "train": train_case, "call": call_case, "cell": kernel.run_cell, "tensor": tensor_answer,
             "estimate": estimate_case, "derivative": derivative_case, "expression": expression_case,
-            "module": with_interface(module_case), "optimizer": optimizer_case, "loop": loop_case}
+            "module": with_interface(module_case), "optimizer": optimizer_case, "loop": loop_case,
+            "graph": with_interface(graph_case)}
 
 
 def main(shipped, namespaces):

@@ -29,6 +29,9 @@ def number(x):
     kind = type(x)
     if kind is float and x - x == 0.0:  # the usual case, first: a finite float (inf - inf is nan)
         return x
+    if "numpy" in sys.modules and not issubclass(kind, (int, float)):
+        x = numpy_number(x)
+        kind = type(x)
     try:
         if issubclass(kind, bool) or not issubclass(kind, (int, float)):
             f = exact(x)
@@ -41,6 +44,25 @@ def number(x):
     if math.isnan(f) or math.isinf(f):
         return {"invalid": repr(f)}
     return f
+
+
+def numpy_number(x):
+    """A numpy array of one entry (0-d, or of shape ``(1,)``, ``(1, 1)``...) or a numpy scalar as the Python
+    number it holds, read through numpy's own base methods (never a subclass's ``item`` or ``__float__``);
+    anything else as it is."""
+    numpy = sys.modules["numpy"]
+    array, scalar = getattr(numpy, "ndarray", None), getattr(numpy, "generic", None)
+    kind = type(x)
+    try:
+        if isinstance(array, type) and issubclass(kind, array):
+            if array.size.__get__(x) != 1 or array.dtype.__get__(x).kind not in "biuf":
+                return x
+            return array.item(x)
+        if isinstance(scalar, type) and issubclass(kind, scalar):
+            return scalar.item(x)
+    except Exception:  # noqa: BLE001 - not an array numpy can read
+        return x
+    return x
 
 
 def exact(x):

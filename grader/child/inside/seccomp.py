@@ -10,7 +10,10 @@ ownership, permission bits (which Landlock does not govern) and extended
 attributes, truncating a file by its name (which Landlock before ABI 3 does
 not govern), allocating a file's disk at once (``fallocate``: faster than the
 grading process measures the working directory without namespaces), real-time
-scheduling, leaving the cores the grader gave it, raising resource limits.
+scheduling, leaving the cores the grader gave it, raising resource limits, and
+file locks, leases and directory notifications (``flock``, ``fcntl``'s lock
+commands: a file both can read, locked by one child and tested by another, is
+a channel between two children that share nothing else).
 
 One step of the confinement (``confinement.LAYERS``); like every module here it
 runs in the fork server and in the child, and imports only the standard library.
@@ -36,7 +39,7 @@ REFUSED = (
     "kcmp", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "bpf", "perf_event_open", "userfaultfd",
     "keyctl", "add_key", "request_key", "fork", "vfork", "execve", "execveat", "socket", "socketpair",
     "mknod", "mknodat", "chown", "fchown", "lchown", "fchownat", "chmod", "fchmod", "fchmodat", "fchmodat2",
-    "truncate", "fallocate", "setxattr", "lsetxattr", "fsetxattr",
+    "truncate", "fallocate", "flock", "setxattr", "lsetxattr", "fsetxattr",
     "removexattr", "lremovexattr", "fremovexattr", "sched_setscheduler", "sched_setparam", "sched_setattr",
     "sched_setaffinity", "ioprio_set", "setrlimit", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "memfd_create", "memfd_secret", "shmget", "msgget", "semget", "mq_open", "open_by_handle_at", "name_to_handle_at",
@@ -50,13 +53,16 @@ OWN_PID_FIRST = ("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinf
 # fcntl's commands that make another process a file's owner, which the kernel then sends the file's I/O
 # signals to (any signal, SIGKILL too, chosen with F_SETSIG): a ``kill`` that passes no pid through ``kill``.
 F_SETOWN, F_SETOWN_EX = 8, 15
+# fcntl's commands that lock or watch a file (POSIX and open-file-description locks, leases, directory
+# notifications): Landlock governs none, and a lock another child can test carries bits from one to the other.
+F_LOCKS = (5, 6, 7, 36, 37, 38, 1024, 1026)  # F_GETLK, F_SETLK, F_SETLKW, F_OFD_*, F_SETLEASE, F_NOTIFY
 PRIO_PROCESS = 0  # setpriority only on itself: another process with its uid is the grader, or a classmate's child
 
 SYSCALLS = {
     "x86_64": (0xC000003E, {
         "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62,
         "semget": 64, "msgget": 68, "shmget": 29, "truncate": 76, "chmod": 90, "fchmod": 91, "chown": 92,
-        "fcntl": 72, "fchown": 93, "lchown": 94, "ptrace": 101, "fallocate": 285,
+        "fcntl": 72, "flock": 73, "fchown": 93, "lchown": 94, "ptrace": 101, "fallocate": 285,
         "syslog": 103, "rt_sigqueueinfo": 129, "mknod": 133, "setpriority": 141, "sched_setparam": 142,
         "sched_setscheduler": 144, "sched_setaffinity": 203, "vhangup": 153, "pivot_root": 155, "mq_open": 240,
         "adjtimex": 159, "setrlimit": 160,
@@ -77,7 +83,8 @@ SYSCALLS = {
     }),
     "aarch64": (0xC00000B7, {
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
-        "fremovexattr": 16, "fcntl": 25, "ioprio_set": 30, "mknodat": 33, "umount2": 39, "mount": 40, "pivot_root": 41,
+        "fremovexattr": 16, "fcntl": 25, "ioprio_set": 30, "flock": 32, "mknodat": 33, "umount2": 39, "mount": 40,
+        "pivot_root": 41,
         "truncate": 45, "fallocate": 47, "chroot": 51, "fchmod": 52, "fchmodat": 53, "fchownat": 54, "fchown": 55,
         "vhangup": 58,
         "quotactl": 60, "acct": 89,
@@ -131,9 +138,11 @@ def seccomp_program(arch: int, table: dict[str, int], own_pid: int) -> list[tupl
     labels["prlimit"] = len(program)  # reading limits, never setting them
     program += [instruction(BPF_LD_W_ABS, 32), instruction(BPF_JEQ_K, 0, 0, deny),
                 instruction(BPF_LD_W_ABS, 36), instruction(BPF_JEQ_K, 0, allow, deny)]
-    labels["fcntl"] = len(program)  # any command but making another process the owner of a file's signals
+    labels["fcntl"] = len(program)  # any command but another process made a file's owner, and locks
     program += [instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, F_SETOWN, deny, 0),
-                instruction(BPF_JEQ_K, F_SETOWN_EX, deny, allow)]
+                instruction(BPF_JEQ_K, F_SETOWN_EX, deny, 0)]
+    program += [instruction(BPF_JEQ_K, command, deny, 0) for command in F_LOCKS]
+    program.append(instruction(BPF_RET_K, SECCOMP_RET_ALLOW))
     labels["setpriority"] = len(program)  # its own nice value only: (PRIO_PROCESS, 0 or its own pid)
     program += [instruction(BPF_LD_W_ABS, 16), instruction(BPF_JEQ_K, PRIO_PROCESS, 0, deny),
                 instruction(BPF_LD_W_ABS, 24), instruction(BPF_JEQ_K, 0, allow, 0),

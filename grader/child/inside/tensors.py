@@ -18,8 +18,8 @@ probes' leaf values.
 from .cases import with_interface
 from .entries import SubmissionError, call, data_of, fill, like, numbered, shaped
 from .failures import error_report
-from .graphs import run_closures, topological
-from .reading import address, number, stored_items, stored_or_none
+from .graphs import topological
+from .reading import address, stored_items, stored_or_none
 
 MAX_NODES = 20_000  # nodes of a result's graph the backward pass walks: hundreds times any case's
 CONTAINERS = (set, frozenset, list, tuple)
@@ -27,66 +27,65 @@ PARENTS = ("_parents", "parents", "_inputs", "inputs")  # where a Tensor keeps i
 CLOSURES = ("_backward", "_grad_fn", "grad_fn", "backward_fn")  # where a Tensor with its own gradient keeps its closure
 
 
-def build(iface, T, request, values, read_back=True):
+def build(engine, T, request, values, read_back=True):
     """The request's tensors of class ``T`` at leaf ``values``, and (``read_back``) the Value each leaf is in
     them, as read back from the tensors: a Tensor made from numbers makes its own."""
-    made = [iface.leaf(x) for x in values] if request["entries"] == "values" else list(values)
+    made = [engine.leaf(x) for x in values] if request["entries"] == "values" else list(values)
     tensors = [T(fill(layout, made)) for layout in request["tensors"]]
     if not read_back:
         return tensors, None
     leaves = [None] * len(values)
     for layout, tensor in zip(request["tensors"], tensors):
         wanted = numbered(layout)
-        held = shaped(tensor, iface.V)[1]
+        held = shaped(tensor, engine.V)[1]
         if len(held) != len(wanted):
             raise SubmissionError(f"{T.__name__}() given {len(wanted)} entries holds {len(held)}")
         for leaf, v in zip(wanted, held):
             if leaves[leaf] is None:
                 leaves[leaf] = v
-    if not all(isinstance(v, iface.V) for v in leaves):
-        raise SubmissionError(f"{T.__name__} does not hold its entries as {iface.V.__name__}s")
+    if not all(isinstance(v, engine.V) for v in leaves):
+        raise SubmissionError(f"{T.__name__} does not hold its entries as {engine.V.__name__}s")
     return tensors, leaves
 
 
-def backpropagate(iface, entries, seed, leaves):
-    """Give each entry of the result its gradient in ``seed`` and run every closure of the result's graph in
+def backpropagate(engine, entries, seed, leaves):
+    """Give each entry of the result its gradient in ``seed`` and run every step of the result's graph in
     reverse topological order (the grader's pass, not the student's ``backward``): each leaf's gradient,
     and whether the pass reached it."""
     roots = {}
     for v, w in zip(entries, seed):
-        if isinstance(v, iface.V):
+        if isinstance(v, engine.V):
             roots[address(v)] = (v, roots.get(address(v), (v, 0.0))[1] + w)
-    topo = topological(iface, [v for v, _ in roots.values()], limit=MAX_NODES)
-    for v in (*leaves, *topo):
-        setattr(v, iface.grad, 0.0)
-    for v, w in roots.values():
-        setattr(v, iface.grad, w)
-    run_closures(iface, topo)
+    topo = topological(engine, [v for v, _ in roots.values()], limit=MAX_NODES)
+    if engine.mode == "closure":
+        for v in (*leaves, *topo):
+            engine.set_grad(v, 0.0)
+    engine.own_pass(list(roots.values()), topo)
     reached = {address(v) for v in topo}
-    return {"grads": [number(stored_or_none(v, iface.grad)) for v in leaves],
-            "reached": [address(v) in reached for v in leaves]}
+    return {"grads": [engine.passed(v) for v in leaves], "reached": [address(v) in reached for v in leaves]}
 
 
-def probes(T, request, made, V=None):
+def probes(T, request, made, engine=None):
     """The result's entries at each probe's leaf values (``made(values)``: the tensors at them)."""
-    return [data_of(shaped(call(T, request, made(values)), V)[1], V) for values in request["probes"]]
+    V = engine.V if engine is not None else None
+    return [data_of(shaped(call(T, request, made(values)), V)[1], engine) for values in request["probes"]]
 
 
 def value_case(api, request):
     """A case of a Tensor of Values: its result, each leaf's gradient after a backward pass, its probes."""
-    iface = api["interface"]
+    engine = api["interface"]
     T = api["parts"][request["needs"]]
     phase = "forward"
     try:
-        tensors, leaves = build(iface, T, request, request["leaves"])
-        shape, entries = shaped(call(T, request, tensors), iface.V)
-        reply = {"shape": shape, "data": data_of(entries, iface.V),
-                 "numbers": sum(not isinstance(e, iface.V) for e in entries)}
+        tensors, leaves = build(engine, T, request, request["leaves"])
+        shape, entries = shaped(call(T, request, tensors), engine.V)
+        reply = {"shape": shape, "data": data_of(entries, engine),
+                 "numbers": sum(not isinstance(e, engine.V) for e in entries)}
         if request["seed"]:
             phase = "backward"
-            reply.update(backpropagate(iface, entries, request["seed"], leaves))
+            reply.update(backpropagate(engine, entries, request["seed"], leaves))
             phase = "forward"
-            reply["probes"] = probes(T, request, lambda values: build(iface, T, request, values, False)[0], iface.V)
+            reply["probes"] = probes(T, request, lambda values: build(engine, T, request, values, False)[0], engine)
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
     return reply
@@ -151,7 +150,10 @@ def own_backward(api, T, request, tensors, result, shape):
         setattr(t, graph.grad, like(t, [0.0] * len(entries), size))
     if topo:
         setattr(result, graph.grad, like(result, request["seed"], shape))
-    run_closures(graph, topo)
+    for t in reversed(topo):
+        step = graph.step(t)
+        if step is not None:
+            step()
     walked = {address(t) for t in topo}
     grads, reached, shapes = {}, {}, []
     for layout, tensor in zip(request["tensors"], tensors):
