@@ -12,12 +12,12 @@ Everything else is internal.
 from __future__ import annotations
 
 from grader.errors import CheckFailed, ConfigError, InputError, MachineError, MicrogradeError, UsageError
+from grader.version import __version__
 
 TYPE_CHECKING = False  # what type checkers take as true; importing typing costs a grade ~10 ms
 
-__version__ = "0.1.0"
 __all__ = ["CheckFailed", "ConfigError", "InputError", "MachineError", "MicrogradeError", "Options", "UsageError",
-           "check", "grade_file", "load_config"]
+           "__version__", "check", "grade_file", "load_config"]
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -25,9 +25,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from grader import __version__
     from grader.report.formats import FORMATS
     from grader.staff.shards import shard_spec
+    from grader.version import __version__
 
     parser = _Parser(prog="micrograde", description="Grade a build-micrograd-yourself submission.")
     parser.add_argument("--version", action="version", version=f"micrograde {__version__}")

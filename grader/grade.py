@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import staging
+import grader.staging as staging
 from grader.child import ahead, launcher, sandbox
 from grader.child.session import Observed, Session
 from grader.child.worker import WorkerLost

@@ -24,7 +24,7 @@ import pytest
 from helpers import ROOT, SOLUTION, micrograde, processes_with
 from test_landlock import kernel_abi
 
-from grader.child import launcher, sandbox
+from grader.child import launcher, sandbox, workdirs
 from grader.child.session import Session
 from grader.child.shipping import child_mark
 from grader.child.worker import WorkerLost
@@ -79,7 +79,7 @@ def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode,
     every child's working directory."""
     canary = tmp_path / "text.py"  # stands for any file the grader can write: grader/report/text.py
     canary.write_text("UNTOUCHED = True\n")
-    made = sandbox.new_job_folder
+    made = workdirs.new_job_folder
 
     def planted(prefix: str = "micrograde-") -> str:
         workdir = Path(made(prefix))
@@ -88,7 +88,7 @@ def test_the_grader_never_follows_links_in_the_working_directory(tmp_path, mode,
                 (workdir / f"{stream}.{n}").symlink_to(canary)
         return str(workdir)
 
-    monkeypatch.setattr(sandbox, "new_job_folder", planted)
+    monkeypatch.setattr(workdirs, "new_job_folder", planted)
     # a crash in __add__ makes the grader start a second child
     source = "print('hello from the child')\n" + SOLUTION.replace(
         "    def __add__(self, other):", "    def __add__(self, other):\n        import os\n        os._exit(3)")

@@ -211,7 +211,7 @@ def test_what_lies_in_the_temporary_directory_is_read_by_its_rules_alone(tmp_pat
     from helpers import SOLUTION
     from test_confinement import ATTEMPT, full_marks, graded, printed
 
-    from grader.child import launcher, sandbox
+    from grader.child import launcher, sandbox, workdirs
 
     course = Path(tempfile.mkdtemp(prefix="micrograde-test-course-"))
     try:
@@ -235,7 +235,7 @@ attempt("list beside it", lambda: __import__("os").listdir({str(course)!r}))
     assert full_marks(report), report.diagnoses
     assert seen["read what it may"].startswith("ok") and seen["read beside it"].startswith("refused"), seen
     assert seen["list beside it"].startswith("refused"), seen
-    assert Path(sandbox.working_directories()).parent == Path(tempfile.gettempdir())
+    assert Path(workdirs.working_directories()).parent == Path(tempfile.gettempdir())
 
 
 def test_what_the_child_may_read_leaves_out_the_grader_and_forbidden_libraries(tmp_path, monkeypatch):

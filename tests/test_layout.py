@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from helpers import ROOT
@@ -10,7 +11,16 @@ from helpers import ROOT
 GRADER = ROOT / "grader"
 INSIDE = GRADER / "child" / "inside"
 MAX_FUNCTION_LINES = 100
-MAX_LINES = 500
+MAX_LINES = 400
+INTERNALS = ROOT / "docs" / "internals.md"
+# The rooms of grader/, in the order a submission goes through them and docs/internals.md tells them: each imports
+# only from the rooms before it. A tuple is one room of top-level modules (the grade, run by every route).
+ROOMS = ("grader.exercise", "grader.submission", "grader.child", "grader.judging", "grader.search",
+         "grader.diagnosis", "grader.report", ("grader.course", "grader.grade", "grader.staging", "grader.student"),
+         "grader.staff", "grader.commands", ("grader.cli", "grader.__main__"))
+# What every room may import: the error family, the grader's secrets, the version; and the one statement of what a
+# submission may not reach, which the inside of the sandbox keeps and the grading process reads.
+FOUNDATIONS = ("grader.errors", "grader.keyfile", "grader.version", "grader.child.inside.policy")
 
 
 def python_files(root: Path) -> list[Path]:
@@ -105,3 +115,58 @@ def test_no_import_circle():
     for name in graph:
         if name not in state:
             visit(name, [])
+
+
+def room_of(name: str) -> int | None:
+    """The place in ``ROOMS`` of the room that module (or name) ``name`` lies in; None for a foundation."""
+    if name == "grader" or any(name == f or name.startswith(f + ".") for f in FOUNDATIONS):
+        return None
+    for place, room in enumerate(ROOMS):
+        if any(name == m or name.startswith(m + ".") for m in (room if isinstance(room, tuple) else (room,))):
+            return place
+    raise AssertionError(f"{name} lies in no room of ROOMS (tests/test_layout.py): add it where docs/internals.md says")
+
+
+def front_door(package: str) -> list[str]:
+    """The modules a package's ``__init__.py`` lets other rooms import (its ``__all__``), read without importing it."""
+    init = ROOT.joinpath(*package.split("."), "__init__.py")
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__all__"]:
+            return list(ast.literal_eval(node.value))
+    return []
+
+
+def grader_modules() -> dict[str, Path]:
+    """Every module of the grader but its front, ``grader/__init__.py`` (the public API, which may reach any room)."""
+    return {module_name(p): p for p in python_files(GRADER) if p != GRADER / "__init__.py"}
+
+
+def test_each_room_imports_only_from_the_rooms_before_it():
+    against = sorted(f"{name} imports {m}" for name, path in grader_modules().items()
+                     for m in imported_modules(path) if m.split(".")[0] == "grader"
+                     and (there := room_of(m)) is not None and there > room_of(name))
+    assert against == []
+
+
+def test_another_room_comes_in_only_by_its_front_door():
+    """A package's ``__init__.py`` says what the room is and which of its modules others use; everything else in it
+    may change without a look outside."""
+    packages = {module_name(p) for p in GRADER.glob("*/__init__.py")}
+    doors = {package: front_door(package) for package in packages}
+    for package, names in doors.items():
+        assert names, f"{package}/__init__.py names no module others may import (__all__)"
+        assert all((ROOT.joinpath(*package.split("."), n + ".py")).exists()
+                   or ROOT.joinpath(*package.split("."), n).is_dir() for n in names), f"{package}: {names}"
+    through = sorted(f"{name} imports {m}" for name, path in grader_modules().items() for m in imported_modules(path)
+                     if (package := ".".join(m.split(".")[:2])) in packages and not name.startswith(package + ".")
+                     and len(m.split(".")) > 2 and room_of(m) is not None and m.split(".")[2] not in doors[package])
+    assert through == []
+
+
+def test_the_rooms_are_in_the_order_the_internals_tell():
+    """docs/internals.md's numbered flow names the rooms of ``ROOMS`` in its order, each by its files."""
+    flow = INTERNALS.read_text(encoding="utf-8").split("## The flow of a submission")[1].split("\n## ")[0]
+    told = [[path.rstrip("/").removesuffix(".py").replace("/", ".") for path in re.findall(r"`(grader/[\w/.]+)`", item)]
+            for item in re.findall(r"^\d+\. \*\*[^*]+\*\* \(([^)]*)\)", flow, re.M)]
+    assert told[:-1] == [list(room) if isinstance(room, tuple) else [room] for room in ROOMS[:-2]]
+    assert told[-1] == [ROOMS[-2], ROOMS[-1][0]]

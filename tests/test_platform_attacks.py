@@ -245,7 +245,7 @@ def test_holding_disk_the_working_directory_does_not_show(grading, workspace):
 
 def job_folders_with(mark: str) -> list[str]:
     """The working directories in the temporary directory that hold an entry named ``mark...``: each is in
-    a grading process's folder of working directories (``sandbox.working_directories``), itself in the
+    a grading process's folder of working directories (``workdirs.working_directories``), itself in the
     temporary directory. Another user's folders, which cannot be listed, are not this test's."""
     found = []
     for holder in Path(tempfile.gettempdir()).glob("micrograde-*"):

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from grader.child import launcher, sandbox
+from grader.child import launcher, sandbox, workdirs
 from grader.child.shipping import BOOTSTRAP, blob, child_mark, code_file, shipment, training_engine
 from grader.exercise.kinds import PLAIN, Lane
 from grader.submission.nesting import too_deep
@@ -96,7 +96,7 @@ def cpu_limit(budget: float) -> int:
 class Worker:
     """One child process, started on first use, in a working directory of its own.
 
-    Every child it starts gets a new, empty folder (``sandbox.new_job_folder``), filled by ``fill`` (the
+    Every child it starts gets a new, empty folder (``workdirs.new_job_folder``), filled by ``fill`` (the
     submission's files, for a folder) before the child confines itself, and removed with the child: no
     other child, of this grade or another, ever shares it. Without namespaces the children of one grade
     run side by side under the same uid, so a folder they shared would let one hand another what it
@@ -120,7 +120,7 @@ class Worker:
 
     def start(self) -> None:
         """Start the child in a new working directory of its own (see the class's docstring)."""
-        workdir = Path(sandbox.new_job_folder(f"micrograde-{self.lane.name}-")).resolve()
+        workdir = Path(workdirs.new_job_folder(f"micrograde-{self.lane.name}-")).resolve()
         self.workdir = workdir
         try:
             if self.fill is not None:
@@ -128,7 +128,7 @@ class Worker:
             req_r, req_w = os.pipe()
             rep_r, rep_w = os.pipe()
         except BaseException:
-            sandbox.remove_tree(workdir)
+            workdirs.remove_tree(workdir)
             raise
         code = code_file(compiled(self.lane))
         layer = self.sandbox.shared_layer(workdir)
@@ -142,7 +142,7 @@ class Worker:
         except BaseException:
             os.close(req_w)
             os.close(rep_r)
-            sandbox.remove_tree(workdir)
+            workdirs.remove_tree(workdir)
             raise
         finally:
             os.close(code)
@@ -272,7 +272,7 @@ class Worker:
         if self.workdir is None:
             return
         holder = None if self.sandbox.isolated or self.process is None else self.process.started()
-        excess = sandbox.workdir_excess(self.workdir, holder,
+        excess = workdirs.workdir_excess(self.workdir, holder,
                                         (self.streams.stdout.fileno(), self.streams.stderr.fileno()))
         if excess is not None:
             self.lost("crash", excess)
@@ -285,7 +285,7 @@ class Worker:
         self.process = None
         self._requests.close()
         os.close(self._replies)
-        sandbox.remove_tree(self.workdir)
+        workdirs.remove_tree(self.workdir)
 
     def close(self) -> None:
         self.kill()

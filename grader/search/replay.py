@@ -52,16 +52,16 @@ import stat
 import tempfile
 from pathlib import Path
 
-import grader
-from grader import keyfile
+import grader.keyfile as keyfile
 from grader.exercise.cases import Case
 from grader.exercise.ops import OPS
 from grader.search.generable import Space, generable
+from grader.version import __version__
 
 FORMAT = 4
 SECRET_NAME = "replay.key"
 MAX_BYTES = 1024 * 1024  # an opening is a few kilobytes; a bigger file is not ours
-SOURCES = Path(grader.__file__).parent  # the code the examples depend on: exercise/ and search/
+SOURCES = Path(__file__).parents[1]  # the code the examples depend on: exercise/ and search/
 # What follows the kind in each kind of node.
 KINDS = {"leaf": ("name",), "const": ("number",),
          **{op.name: ("index",) * op.arity + ("number",) * op.exponent for op in OPS.values()}}
@@ -111,7 +111,7 @@ def usable_directory() -> Path | None:
 @functools.cache
 def fingerprint() -> str:
     """What the examples depend on: the Hypothesis release and the grader's own code (read once a process)."""
-    digest = hashlib.sha256(grader.__version__.encode())
+    digest = hashlib.sha256(__version__.encode())
     spec = importlib.util.find_spec("hypothesis")
     for location in (spec.submodule_search_locations or []) if spec else []:
         version = Path(location) / "version.py"

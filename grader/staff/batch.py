@@ -41,7 +41,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import __version__, keyfile
+import grader.keyfile as keyfile
 from grader.child.worker import STARTUP_SECONDS
 from grader.exercise.config import load
 from grader.exercise.targets import Exercise
@@ -49,6 +49,7 @@ from grader.report.model import name
 from grader.search.replay import usable_directory
 from grader.staff.gradebook import grades_csv, lms_csv, score_of
 from grader.staff.summary import summarise, summary_html, summary_markdown
+from grader.version import __version__
 
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
 
@@ -179,7 +180,7 @@ class Worker:
 
     def stop(self) -> None:
         """End the worker: one between two students is told to finish (it then removes its folder of
-        working directories, ``sandbox.working_directories``), one still grading is killed."""
+        working directories, ``workdirs.working_directories``), one still grading is killed."""
         if self.student is None:
             try:
                 self.process.stdin.close()

@@ -24,8 +24,8 @@ import json
 import os
 from pathlib import Path
 
-from grader import __version__
 from grader.errors import UsageError
+from grader.version import __version__
 
 MANIFEST = "shard-{k}-of-{n}.json"
 MAX_SHARDS = 10_000

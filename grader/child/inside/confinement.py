@@ -339,7 +339,7 @@ def file_rules(plan: dict, held: dict) -> dict:
     if held["user"].get("who", "").startswith("nobody") and "error" not in result:
         # Dumpable again (a change of uid made it not): its /proc entry is then nobody's, so that the grading
         # process, root without CAP_SYS_PTRACE in a Docker container, can read its descriptors as nobody
-        # (``sandbox.seen_as``). No other child can: Landlock keeps each out of the others' entries and
+        # (``workdirs.seen_as``). No other child can: Landlock keeps each out of the others' entries and
         # refuses tracing outside its own domain, and the filter refuses ptrace.
         libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     return {"held": "error" not in result, "abi": result["abi"], "detail": result.get("error", "")}
