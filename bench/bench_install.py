@@ -5,7 +5,7 @@
 Every CI job of every student (GitHub Classroom, Classroom 50, a course's own workflow) makes a
 fresh environment and installs micrograde into it before it grades, so what micrograde depends on
 is paid once per submission. This times, from a local wheelhouse (no network: ``python
-tests/platforms.py WHEELHOUSE`` builds one), ``PYTHON -m venv`` then ``pip install --no-index`` of
+tests/support/platforms.py WHEELHOUSE`` builds one), ``PYTHON -m venv`` then ``pip install --no-index`` of
 micrograde's wheel, built from this checkout, and the same for ``hypothesis`` alone (the one library
 grading cannot do without), in turn, and prints the median of the paired ratios. Target: at most
 1.4x. The ``html`` extra (the ``--html`` page's nbconvert and its tree) is timed too, for scale.
@@ -37,7 +37,8 @@ def fresh_install(python: str, folder: Path, wheelhouses: list[Path], *requireme
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("wheelhouse", type=Path, help="wheels of micrograde's dependencies (tests/platforms.py)")
+    parser.add_argument("wheelhouse", type=Path,
+                        help="wheels of micrograde's dependencies (tests/support/platforms.py)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--python", default=sys.executable, help="the Python whose venv is made")
     args = parser.parse_args()

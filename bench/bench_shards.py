@@ -9,7 +9,7 @@ each distinct submission once; then, in each round, one ``batch`` of the whole c
 N machines would do, added up), then ``batch-merge``. Prints the seconds of each, the shards' total against
 the one batch (the overhead of sharding: every shard reads the whole class's names and starts its own
 workers), the merge's share, and whether the merged gradebook, class summary and its charts are byte for
-byte the one batch's (``compare``, which ``tests/test_shards.py`` runs too).
+byte the one batch's (``compare``, which ``tests/routes/test_shards.py`` runs too).
 """
 
 from __future__ import annotations

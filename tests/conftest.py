@@ -9,38 +9,18 @@ import pytest
 
 from grader.child import launcher
 
-sys.path.insert(0, str(Path(__file__).parent))
+TESTS = Path(__file__).parent
+# The suite's folders say what a test costs and what it is about (tests/README.md): ``unit/`` is the fast loop
+# (``python -m pytest tests/unit``, under a minute on 2 cores: every rule, kind and module a grade runs, in this
+# process or in one child a test); ``grading/``, ``corpora/``, ``security/`` and ``routes/`` are the rest of the
+# whole suite (``python -m pytest``): tables of courses and kinds, whole corpora, attacks in every platform mode,
+# every route through its consumer; ``support/`` holds what the tests share.
+FOLDERS = ("unit", "grading", "corpora", "security", "routes")
+# What the tests share, and the folders' own modules: a test may use another's builders (``from test_classroom
+# import run_workflow``) whichever folder either is in.
+sys.path[:0] = [str(TESTS / "support"), *(str(TESTS / folder) for folder in FOLDERS)]
 
 import platforms  # noqa: E402  (found through the path above)
-
-# The slow files of the suite: every platform mode, real kernels, browsers and batch processes, the whole
-# corpora, the attacks. ``python -m pytest -m "not slow"`` leaves them out (and samples the parametrized tests of
-# the rest, ``FAST_SAMPLE``): the fast loop (tests/README.md), which runs every module a grade runs, every kind of
-# target and every report format, and one test of each staff route that starts processes of its own
-# (``FAST_ROUTES``); the rest of those routes, the browsers and the platform modes are the whole suite's,
-# ``python -m pytest``.
-SLOW = {
-    "test_assignments.py", "test_batch.py", "test_batch_names.py", "test_classroom.py", "test_course_config.py",
-    "test_coursework.py", "test_drawing.py", "test_execute_attacks.py", "test_forgery.py", "test_golden.py",
-    "test_hostile.py", "test_html.py", "test_installs.py", "test_kind_attacks.py", "test_notebook.py",
-    "test_op_mutants.py",
-    "test_page_attacks.py", "test_pages.py", "test_platform_attacks.py", "test_platform_trust.py",
-    "test_platforms.py", "test_pytest_plugin.py", "test_realstyle.py", "test_refused.py", "test_replay.py",
-    "test_replay_trust.py", "test_report_escaping.py", "test_routes.py", "test_course_notebook.py",
-    "test_shards.py", "test_course_travels.py",
-}
-FAST_ROUTES = {  # in slow files, run by the fast loop too: batch, --html, --execute, scaffold --adopt
-    "test_batch.py::test_batch_grades_everyone_and_survives_the_bad_ones",
-    "test_html.py::test_html_of_the_bundled_exercise",
-    "test_notebook.py::test_execute_runs_the_notebook_in_a_kernel",
-    "test_course_notebook.py::test_adopting_the_courses_notebook_keeps_it_and_adds_the_grading_cell",
-    "test_shards.py::test_shards_run_apart_then_merged_are_one_batch",
-}
-
-# The fast loop runs one in every FAST_SAMPLE cases of a parametrized test of the other files (the first, the
-# ninth...): every rule and module still runs, and a change that breaks a whole table shows at once; the rest
-# are slow, run by the whole suite.
-FAST_SAMPLE = 8
 
 # The suite runs in parallel (pytest-xdist, ``-n auto`` in pyproject.toml), a file at a time per worker, but for
 # the files of the platform modes: one worker runs them all, in turn. A mode is made once a process (the user's
@@ -90,28 +70,17 @@ def pytest_configure(config: pytest.Config) -> None:
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     elif not sys.dont_write_bytecode:
         for package in ("grader", "reference"):
-            compileall.compile_dir(Path(__file__).parent.parent / package, quiet=1)
+            compileall.compile_dir(TESTS.parent / package, quiet=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    cases: dict[tuple[str, str], int] = {}
-    modules = {item.path.name: item.module for item in items if isinstance(item, pytest.Function)}
-    for route in FAST_ROUTES:
-        file, _, name = route.partition("::")
-        if file in modules and not callable(getattr(modules[file], name, None)):
-            raise pytest.UsageError(f"FAST_ROUTES (tests/conftest.py) names {route}, which is not a test")
     for item in items:
+        if item.path.parent.name not in FOLDERS and item.path.is_relative_to(TESTS):
+            raise pytest.UsageError(f"{item.nodeid}: a test lives in one of tests/{{{','.join(FOLDERS)}}}/ "
+                                    "(tests/README.md says which)")
         if PLATFORM_FIXTURES & set(getattr(item, "fixturenames", ())) and item.path.name not in PLATFORM_FILES:
             raise pytest.UsageError(f"{item.nodeid} runs a platform mode: add its file to PLATFORM_FILES "
                                     "(tests/conftest.py), so that one worker runs them all")
-        if item.path.name in SLOW:
-            if f"{item.path.name}::{getattr(item, 'originalname', item.name)}" not in FAST_ROUTES:
-                item.add_marker(pytest.mark.slow)
-        elif hasattr(item, "callspec"):
-            key = (item.path.name, item.originalname)
-            cases[key] = cases.get(key, -1) + 1
-            if cases[key] % FAST_SAMPLE:
-                item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(params=["auto", "none"])

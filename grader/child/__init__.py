@@ -6,5 +6,5 @@ The other modules run in the grading process: the children of a submission (``se
 (``ahead``), their pipes (``worker``), the fork server (``launcher``) and the confinement's plan (``sandbox``).
 """
 
-# The modules other rooms of micrograde may import (tests/test_layout.py holds them to it).
+# The modules other rooms of micrograde may import (tests/unit/test_layout.py holds them to it).
 __all__ = ["ahead", "inside", "launcher", "sandbox", "session", "worker", "workdirs"]

@@ -4,5 +4,5 @@ family (``grader.errors``) carries every other exit status up to it. ``course`` 
 command names the course it grades by.
 """
 
-# The modules other rooms of micrograde may import (tests/test_layout.py holds them to it): one a command.
+# The modules other rooms of micrograde may import (tests/unit/test_layout.py holds them to it): one a command.
 __all__ = ["batch", "batch_merge", "grade", "result", "scaffold", "template"]

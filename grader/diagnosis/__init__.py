@@ -4,5 +4,5 @@
 to diagnoses and warnings, ``feedback`` the wording; the rest are its passes and rules.
 """
 
-# The modules other rooms of micrograde may import (tests/test_layout.py holds them to it).
+# The modules other rooms of micrograde may import (tests/unit/test_layout.py holds them to it).
 __all__ = ["codes", "diagnose", "feedback", "findings", "inheritance", "rules", "submission", "ungraded"]

@@ -6,7 +6,7 @@ never run), every op (``ops``) and kind of target (``kinds``) with their checks 
 child's ``inside.policy`` (what a submission may not import).
 """
 
-# The modules other rooms of micrograde may import (tests/test_layout.py holds them to it).
+# The modules other rooms of micrograde may import (tests/unit/test_layout.py holds them to it).
 __all__ = ["calls", "cases", "config", "expr", "expression", "forms", "formula", "gradients", "kinds", "loops",
            "modules", "names", "numeric", "ops", "optimizers", "shapes", "space", "targets", "tensorcases", "tensors",
            "words"]

@@ -17,7 +17,7 @@ A *kind* is what a target is: an op of the class (``__add__``...), the class's
 The layers above hold each kind's behaviour in one table each, keyed by the kind:
 planning and judging its cases (``grader.judging.plan.PLANS``), the rules that
 name its misconceptions (``grader.diagnosis.target.RULES``) and the statement a
-diagnosis points at (``grader.diagnosis.blame``). ``tests/test_kinds.py`` checks
+diagnosis points at (``grader.diagnosis.blame``). ``tests/unit/test_kinds.py`` checks
 that every kind has its entry in each. Adding a kind of target is the recipe in
 ``docs/internals.md``.
 """

@@ -4,5 +4,5 @@ Two oracles decide, the reference engine and finite differences (``judge``); eac
 asking and judging is one entry of ``kinds``. The child's replies are never trusted.
 """
 
-# The modules other rooms of micrograde may import (tests/test_layout.py holds them to it).
+# The modules other rooms of micrograde may import (tests/unit/test_layout.py holds them to it).
 __all__ = ["judge", "kinds"]

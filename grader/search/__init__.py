@@ -4,5 +4,5 @@ It runs judging's verdicts over what ``strategies`` generates (``engine``) and k
 next grade (``replay``, ``shipped``).
 """
 
-# The modules other rooms of micrograde may import (tests/test_layout.py holds them to it).
+# The modules other rooms of micrograde may import (tests/unit/test_layout.py holds them to it).
 __all__ = ["engine", "generable", "replay", "shipped"]

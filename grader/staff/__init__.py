@@ -3,5 +3,5 @@
 They grade through ``grader.grade`` like every route; the commands reach them through the modules named here.
 """
 
-# The modules other rooms of micrograde may import (tests/test_layout.py holds them to it).
+# The modules other rooms of micrograde may import (tests/unit/test_layout.py holds them to it).
 __all__ = ["adopt", "batch", "execute", "nbgrader", "scaffold", "shards", "templates"]

@@ -4,5 +4,5 @@ What can be learnt from the text alone lives here (its shape, its classes, what 
 a notebook carries, the cells a target reads); running it is the child's.
 """
 
-# The modules other rooms of micrograde may import (tests/test_layout.py holds them to it).
+# The modules other rooms of micrograde may import (tests/unit/test_layout.py holds them to it).
 __all__ = ["broken", "carried", "cells", "comparison", "nesting", "notebook", "shape", "siblings", "source", "tree"]
