@@ -1,6 +1,6 @@
 """The audit hook's path logic alone: what a path resolves to, and whether it reaches the grader's files.
 
-``resolve`` and ``reaches`` (``grader/child/inside/guard.py``) decide every path a submission opens,
+``resolve`` and ``reaches`` (``grader/child/inside/paths.py``, for the audit hook) decide every path a submission opens,
 renames or lists; they run on functions bound before any submission code. Here they are called
 directly, on trees of links made for each test: ``resolve`` agrees with ``os.path.realpath`` on every
 path of a tree full of links (relative, absolute, chained, through ``..``, looping), and ``reaches``
@@ -14,7 +14,7 @@ import itertools
 import os
 from pathlib import Path
 
-from grader.child.inside.guard import identities, reaches, resolve
+from grader.child.inside.paths import identities, reaches, resolve
 
 
 def tree(root: Path) -> list[str]:
