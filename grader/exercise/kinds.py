@@ -28,7 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from grader.exercise import expression, gradients, loops, modules, numeric, ops, optimizers, tensorcases
-from grader.exercise.cases import Check, checks_for
+from grader.exercise.cases import Check
+from grader.exercise.checks import checks_for
 from grader.exercise.tensors import TENSOR_OPS
 from grader.exercise.words import Words
 

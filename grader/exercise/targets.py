@@ -12,7 +12,8 @@ import copy
 from dataclasses import dataclass, replace
 
 from grader.exercise import ops
-from grader.exercise.cases import Check, course_checks
+from grader.exercise.cases import Check
+from grader.exercise.checks import course_checks
 from grader.exercise.config import Config, TargetConfig
 from grader.exercise.kinds import GIVEN_TARGETS, KINDS, Kind, Lane, Role
 from grader.exercise.knobs import Knobs, weight_of

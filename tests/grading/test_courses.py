@@ -14,7 +14,7 @@ from recipes import run_recipe, section
 
 import reference
 from grader.exercise import config as course_config
-from grader.exercise.cases import checks_for
+from grader.exercise.checks import checks_for
 from grader.exercise.expr import evaluate, render
 from grader.exercise.ops import BUILT_IN
 from grader.exercise.targets import Exercise

@@ -14,7 +14,7 @@ import pytest
 
 import reference
 from grader.child.inside import training
-from grader.exercise.cases import checks_for
+from grader.exercise.checks import checks_for
 from grader.exercise.config import parse
 from grader.exercise.ops import BUILT_IN, OPS
 from grader.exercise.targets import Exercise
