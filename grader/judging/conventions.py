@@ -20,7 +20,8 @@ from collections.abc import Callable
 import reference
 from grader.exercise.cases import Case
 from grader.exercise.expr import build_values, leaf_names, observe
-from grader.judging.judge import Tolerance, Verdict, judge_backward
+from grader.judging.backward import judge_backward
+from grader.judging.judge import Tolerance, Verdict
 
 
 def graph_of(root: reference.Value) -> list[reference.Value]:
