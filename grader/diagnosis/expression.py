@@ -18,7 +18,7 @@ from grader.diagnosis.findings import Diagnosis, TargetOutcome
 from grader.diagnosis.gradients import last_assignment
 from grader.diagnosis.numeric import own_return
 from grader.diagnosis.rules import settled, smallest
-from grader.diagnosis.syntax import Function, parameter, statement_of
+from grader.diagnosis.syntax import Function, grad_updates, parameter, statement_of
 from grader.exercise.expression import RESULT
 from grader.exercise.ops import OPS
 from grader.exercise.targets import Target
@@ -75,7 +75,7 @@ def op_location(code: str, op: str, position: int | None, submission: Submission
         return None
     if position is not None:
         name = parameter(function.node, position)
-        updates = [stmt for stmt, owner in blame.grad_updates(function.node) if owner == name]
+        updates = [stmt for stmt, owner in grad_updates(function.node) if owner == name]
         return function.at(updates[0]) if updates else None
     if OPS[op].arity == 2:
         closure = next((node for node in function.node.body if isinstance(node, Function)), None)

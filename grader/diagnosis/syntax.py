@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from grader.exercise.names import CHILDREN_NAMES
+from grader.exercise.words import MICROGRAD, Words
 from grader.submission.tree import walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -98,3 +99,14 @@ def last_statement(stmt: ast.stmt) -> ast.stmt:
     while isinstance(getattr(stmt, "body", None), list) and stmt.body and not isinstance(stmt, ast.ClassDef):
         stmt = stmt.body[-1]
     return stmt
+
+
+def grad_updates(function: Function, words: Words = MICROGRAD) -> list[tuple[ast.stmt, str | None]]:
+    """Every statement that assigns to some ``x.grad`` (the engine's name for it), with ``x``'s name, in source
+    order."""
+    found = []
+    for stmt in statements(function):
+        target = attribute_target(stmt, words.grad)
+        if target is not None and not isinstance(stmt, ast.AnnAssign):
+            found.append((stmt, owner(target)))
+    return found
