@@ -21,7 +21,7 @@ from pathlib import Path
 
 from timing import Command, environment, paired, table
 
-from grader.exercise.config import as_toml
+from grader.exercise.toml import as_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ROOT / "tests" / "engines"

@@ -53,3 +53,22 @@ def test_every_code_given_to_a_target_is_one_its_kind_declares():
                         if target != "submission" and code not in kinds[target].codes)
     assert undeclared == [], json.dumps(undeclared)
     assert len(given) > 40
+
+
+# The kinds whose parts are the scaffold's own: the value class's methods and train_step, stubbed by the scaffold.
+SCAFFOLDS_OWN = {"op", "backward", "train"}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_every_kind_has_its_stub_its_docs_and_a_course_that_grades_it(name):
+    """A kind is whole only with a stub ``scaffold --config`` writes for it, its ``kind = "..."`` in
+    docs/staff.md, and a course of the tests that grades a target of it (whose corpus then checks it)."""
+    from grader.staff.stubs import STUBS
+
+    assert name in STUBS or name in SCAFFOLDS_OWN, "scaffold --config writes no stub for it (grader/staff/stubs.py)"
+    staff = (ROOT / "docs" / "staff.md").read_text(encoding="utf-8")
+    # (the scaffold's own kinds are named in one sentence: `kind = "op"`, `"backward"` and `"train"` may be written)
+    assert f'kind = "{name}"' in staff or (name in SCAFFOLDS_OWN and f'`"{name}"`' in staff)
+    courses = [*(ROOT / "tests").glob("courses/*.toml"), *(ROOT / "tests").glob("engines/*/micrograde.toml"),
+               *(ROOT / "tests").glob("assignments/**/*.toml")]
+    assert name in SCAFFOLDS_OWN or any(f'kind = "{name}"' in p.read_text(encoding="utf-8") for p in courses)
