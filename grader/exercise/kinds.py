@@ -213,6 +213,12 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
                                                           'with its own, the default) or "tensor" (the tensor holds '
                                                           'numbers and its own gradient array, as .grad)',
                choices=("entries", "tensor")),
+        Option("shape_as", "choice", required=False, doc='how the course calls reshape: "sizes" (a.reshape(3, 2), '
+                                                         'numpy\'s, the default) or "tuple" (a.reshape((3, 2)))',
+               choices=("sizes", "tuple")),
+        Option("axis_keyword", "choice", required=False, doc='the keyword the course\'s reductions take an axis by: '
+                                                             '"axis" (a.sum(axis=1), numpy\'s, the default) or "dim" '
+                                                             '(a.sum(dim=1), PyTorch\'s)', choices=("axis", "dim")),
     ), part=("class", "class"), summary="an op of the course's tensor class, whose entries are Values",
         written=lambda options: f"{options['class']}.{options.get('method', TENSOR_OPS[options['op']].method)}",
         modules=("numpy",)),
