@@ -281,6 +281,11 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
                                                      "target too: its bugs are charged there"),
         Option("layer", "name", required=False, doc="the course's layer class it is built of, if that is a target "
                                                     "too: its bugs are charged there"),
+        Option("input_class", "name", required=False, doc="the course's own tensor class its notebook calls the "
+                                                          "module on (Linear(2, 3)(Tensor(X))): the input is made "
+                                                          "with it, and an output of it read from what it stores "
+                                                          "(default: a numpy array where the submission imports "
+                                                          "numpy, else lists)"),
     ), part=("class", "class"), summary="a module on the learner's Value: a neuron, a layer, an MLP, a linear "
                                         "layer, an activation or a loss"),
     Kind("optimizer", None, MODULES, "optimizer", "both", ANY | {"wrong-update", "missing-update", "grad-not-reset"},
