@@ -54,8 +54,9 @@ _main(_shipped, _namespaces)
 """
 # The child's modules, each after those it imports; the last is the entry point.
 CHILD_MODULES = ("policy", "failures", "reading", "forms", "interface", "nodes", "watching", "engine", "graphs",
-                 "isolation", "cases", "entries", "tensors", "modules", "loops", "loading", "numeric", "expression",
-                 "paths", "guard", "landlock", "allowlist", "seccomp", "confinement", "kernel", "protocol")
+                 "isolation", "cases", "styles", "entries", "tensors", "modules", "loops", "loading", "numeric",
+                 "expression", "paths", "guard", "landlock", "allowlist", "seccomp", "confinement", "kernel",
+                 "protocol")
 FORK_SERVER_MODULES = (*CHILD_MODULES, "forkserver")
 # In the command line of the fork server, and so of every child it forks, with the pid of the
 # grading process that started it: a leftover child can be found, and told from another grader's.

@@ -9,7 +9,9 @@ rewords what the one before produced:
 
 1. load problems, then each target's own diagnoses, in the course's order (and the warnings of
    loading, then one for each whole computation that keeps its points while it comes out wrong
-   through an op graded on its own: ``expression.inherited``);
+   through an op graded on its own: ``expression.inherited``, and one for each numerical estimate whose code
+   binds the course's function's name to another function: ``numeric.edited``, and one for each tensor op called
+   in the style its method shows where the course said none: ``tensors.assumed``);
 2. a class no node can be made of is one ``interface`` problem of the submission
    (``submission.merge_interface_problems``);
 3. methods the class lacks say what it has instead, and methods nested by one
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from grader.child.session import Observed
-from grader.diagnosis import equality, expression, missing, placeholder
+from grader.diagnosis import equality, expression, missing, numeric, placeholder, tensors
 from grader.diagnosis.findings import Diagnosis, Findings, TargetOutcome
 from grader.diagnosis.submission import LoadFindings, cheating, inferred_warning, merge_interface_problems
 from grader.diagnosis.target import diagnose_target
@@ -48,7 +50,8 @@ def diagnose(submission: Submission, exercise: Exercise, load: LoadFindings, out
             diagnoses += diagnose_target(outcome.target, exercise.method(outcome.target.name), list(outcome.verdicts),
                                          submission, outcome.equality, outcome.lost, outcome.running,
                                          exercise.config.allowed_modules)
-    warnings = [*load.warnings, *expression.inherited(outcomes)]
+    warnings = [*load.warnings, *expression.inherited(outcomes), *numeric.edited(outcomes),
+                *tensors.assumed(outcomes)]
     if (named := inferred_warning(submission.names[VALUE], observed.inferred)) is not None:
         warnings.append(named)
     diagnoses = merge_interface_problems(diagnoses, submission.location("__init__"),

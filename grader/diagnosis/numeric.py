@@ -13,9 +13,10 @@ itself, wherever that is; a function at its ``return``, or at the stub's first s
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from grader.diagnosis import blame, feedback
-from grader.diagnosis.findings import Diagnosis, fmt
+from grader.diagnosis.findings import Diagnosis, TargetOutcome, fmt
 from grader.diagnosis.rules import settled, smallest
 from grader.diagnosis.syntax import Function
 from grader.diagnosis.traversal import own_nodes
@@ -280,3 +281,22 @@ def said(code: str, verdict: Verdict | None, detail: str, target: Target, method
         return feedback.message(code, target.name, verdict, "grad", detail, method=method)
     shows = " ".join(part for part in (note(code, verdict, value), smallest_case(code, verdict)) if part)
     return feedback.message(code, target.name, None, "grad", detail, shows, method=method)
+
+
+def edited(outcomes: Sequence[TargetOutcome]) -> list[str]:
+    """A warning for each numerical estimate whose code binds the course's function's name to another function
+    than the course's: it was graded with the course's function (the one the course's check is written for), and a
+    TA should know that the learner's own check ran on another."""
+    found = []
+    for outcome in outcomes:
+        changed = next((v for v in outcome.verdicts if "edited" in v.details), None)
+        if changed is None:
+            continue
+        case = changed.case
+        at, mine, want = changed.details["edited"]
+        where = ", ".join(f"{name} = {fmt(x)}" for name, x in zip(case.names, at))
+        gives = f"gives {fmt(mine)}" if mine is not None else "gives no number"
+        found.append(f"{outcome.target.name}: the submission's {case.calls} is not the course's (at {where} it "
+                     f"{gives}, the course's {case.calls} {fmt(want)}): the estimate was graded with the course's "
+                     f"{case.calls}, as the course gives it")
+    return found

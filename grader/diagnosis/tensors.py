@@ -14,7 +14,9 @@ derivative is wrong (``wrong-local-grad``).
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
+from grader.diagnosis.findings import TargetOutcome
 from grader.diagnosis.rules import smallest, unusable_and_errors
 from grader.diagnosis.syntax import Function, attribute_target, calls, owner, parameter
 from grader.exercise.tensors import TensorCase, shape_text
@@ -201,3 +203,27 @@ def tensor_statement(code: str, function: Function, verdict: Verdict | None) -> 
         made = [n for n in walk(function) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)]
         return min(made, key=lambda n: n.lineno) if made else back
     return back
+
+
+def assumed(outcomes: Sequence[TargetOutcome]) -> list[str]:
+    """A warning for each tensor target whose op was called in another style than numpy's because the learner's
+    method shows it takes that one (the course's configuration said none): what was assumed, and how to say it."""
+    found = []
+    for outcome in outcomes:
+        shown = next((v for v in outcome.verdicts if v.details.get("assumed")), None)
+        if shown is None:
+            continue
+        case, owner_class = shown.case, outcome.target.settings.get("class", "the tensor class")
+        said = []
+        for key in shown.details["assumed"]:
+            if key == "shape_as":
+                sizes = ", ".join(map(str, case.sizes))
+                said.append(f"{owner_class}.{case.method} takes the new shape as one tuple, so it was called as "
+                            f"a.{case.method}(({sizes}{',' if len(case.sizes) == 1 else ''})) "
+                            f"(shape_as = \"tuple\" in the course's configuration says so)")
+            else:
+                said.append(f"{owner_class}.{case.method} takes its axis as dim, so it was called as "
+                            f"a.{case.method}(dim={case.axis}) (axis_keyword = \"dim\" in the course's "
+                            f"configuration says so)")
+        found.append(f"{outcome.target.name}: {'; '.join(said)}")
+    return found

@@ -214,6 +214,12 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
                                                           'with its own, the default) or "tensor" (the tensor holds '
                                                           'numbers and its own gradient array, as .grad)',
                choices=("entries", "tensor")),
+        Option("shape_as", "choice", required=False, doc='how the course calls reshape: "sizes" (a.reshape(3, 2), '
+                                                         'numpy\'s, the default) or "tuple" (a.reshape((3, 2)))',
+               choices=("sizes", "tuple")),
+        Option("axis_keyword", "choice", required=False, doc='the keyword the course\'s reductions take an axis by: '
+                                                             '"axis" (a.sum(axis=1), numpy\'s, the default) or "dim" '
+                                                             '(a.sum(dim=1), PyTorch\'s)', choices=("axis", "dim")),
     ), part=("class", "class"), summary="an op of the course's tensor class, whose entries are Values",
         written=lambda options: f"{options['class']}.{options.get('method', TENSOR_OPS[options['op']].method)}",
         modules=("numpy",)),
@@ -276,6 +282,11 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
                                                      "target too: its bugs are charged there"),
         Option("layer", "name", required=False, doc="the course's layer class it is built of, if that is a target "
                                                     "too: its bugs are charged there"),
+        Option("input_class", "name", required=False, doc="the course's own tensor class its notebook calls the "
+                                                          "module on (Linear(2, 3)(Tensor(X))): the input is made "
+                                                          "with it, and an output of it read from what it stores "
+                                                          "(default: a numpy array where the submission imports "
+                                                          "numpy, else lists)"),
     ), part=("class", "class"), summary="a module on the learner's Value: a neuron, a layer, an MLP, a linear "
                                         "layer, an activation or a loss"),
     Kind("optimizer", None, MODULES, "optimizer", "both", ANY | {"wrong-update", "missing-update", "grad-not-reset"},

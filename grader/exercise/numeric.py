@@ -34,6 +34,7 @@ ARGUMENTS = ("f", "x", "h")  # what a numerical derivative function is called wi
 CALL_NAMES = ("f", "*vals", "vals", "x", "i", "h")
 EXTRA = "sin({x}) + exp({x} / 4)"  # a second function of one input besides the derived one, for a derivative
 SHIFTS = (0.5, -0.75, 1.25)  # where a derivative is also estimated: the course's point moved by these
+OWN_SHIFT = 0.375  # where, besides the course's point, the learner's own function is compared with the course's
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,20 @@ def variants(options: dict) -> tuple[str, ...]:
     if "value" not in options:  # a derivative function is given a transcendental one too
         found += (EXTRA.format(x=inputs[0]),)
     return found
+
+
+def course_point(options: dict) -> tuple[float, ...]:
+    """Where the course's own check evaluates an estimate: its point (a value's, or a function's first)."""
+    if "at" in options:
+        at = options["at"]
+        return tuple(float(x) for x in at) if len(options["inputs"]) > 1 or "value" in options else (float(at[0]),)
+    return (1.5,) * len(options["inputs"])
+
+
+def own_points(point: tuple[float, ...]) -> tuple[tuple[float, ...], ...]:
+    """Where the learner's own function of the course's name is compared with the course's: the course's point
+    and one beside it (a function changed by a term that vanishes at the point still differs there)."""
+    return point, tuple(x + OWN_SHIFT for x in point)
 
 
 def formula(text: str, inputs: tuple[str, ...], key: str) -> Formula:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import random
+from dataclasses import replace
 
 from grader.exercise import shapes
 from grader.exercise.cases import Check
@@ -238,6 +239,7 @@ def checks(name: str, options: dict) -> list[Check]:
 def made_checks(name: str, settings: tuple) -> tuple[Check, ...]:
     options = dict(settings)
     ops = [options["op"], *options.get("also", ())]
+    style = (options.get("shape_as"), options.get("axis_keyword"))
     found = []
     for order, op in enumerate(ops):
         method = options.get("method", TENSOR_OPS[op].method) if order == 0 else TENSOR_OPS[op].method
@@ -247,5 +249,7 @@ def made_checks(name: str, settings: tuple) -> tuple[Check, ...]:
             rng = random.Random(f"{name}:{op}:{check}")
             focus = "data" if TENSOR_OPS[op].family == "index" else "both"
             cases = tuple(make(op, method, order, p, rng) for p in planned)
+            if style != (None, None):
+                cases = tuple(replace(c, style=style) for c in cases)
             found.append(Check(f"{name}.{check if order == 0 else f'{op}-{check}'}", title, focus, cases))
     return tuple(found)

@@ -122,6 +122,9 @@ class TensorCase:
     sizes: tuple[int, ...] = ()  # for reshape: the new shape
     seed: tuple[float, ...] | str = ONES  # the gradient of each entry of the result (row by row), or ONES
     order: int = 0  # the op's place in its target (its main op first): ties in size go to the first
+    # How the course calls reshape and an axis (its shape_as and axis_keyword): None where it says nothing, and the
+    # call is numpy's (a.reshape(3, 2), a.max(axis=1)) unless the learner's method shows the other.
+    style: tuple[str | None, str | None] = (None, None)
 
     def tensor(self, name: str) -> Operand:
         return next(t for t in self.tensors if t.name == name)
@@ -155,8 +158,10 @@ class TensorCase:
         receiver, others = shown[at], shown[:at] + shown[at + 1:]
         if self.spec.family == "reshape":
             others = [str(n) for n in self.sizes]
+            if self.style[0] == "tuple":
+                others = [f"({', '.join(others)}{',' if len(others) == 1 else ''})"]
         elif self.axis is not None:
-            others.append(f"axis={self.axis}")
+            others.append(f"{self.style[1] or 'axis'}={self.axis}")
         return f"{receiver}.{self.method}({', '.join(others)})"
 
     @property

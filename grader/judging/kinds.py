@@ -109,7 +109,8 @@ def estimate_request(case: EstimateCase, kind: str, needs: str) -> dict:
         return {**asked, "point": list(case.point), "i": case.argument, "h": case.step, "call": call.as_request()}
     if case.arguments:
         return {**asked, "x": case.point[0], "h": case.step, "arguments": list(case.arguments)}
-    return {**asked, "value": case.part, "calls": case.calls}
+    own = {"own": [list(p) for p in numeric.own_points(case.point)]} if not case.variant else {}
+    return {**asked, "value": case.part, "calls": case.calls, **own}
 
 
 def prepare_estimate(case: EstimateCase, target: Target, check: Check | None, tolerance: Tolerance) -> Prepared:
@@ -117,10 +118,12 @@ def prepare_estimate(case: EstimateCase, target: Target, check: Check | None, to
     formula = parse(case.formula, case.names)
     method = numeric.method(target.settings)
     # Given a step, a function's accuracy is that step's; with its own (a value's, or a function not given one),
-    # the course's tolerance.
+    # the course's tolerance, as the course's check applies it: on the course's function, at the course's point.
     accuracy = None if case.step is not None else numeric.tolerance(target.settings)
-    return Prepared(request, lambda reply: judge_estimate(case, reply, formula, method, accuracy, tolerance),
-                    (tolerance, method, accuracy))
+    course = (parse(target.settings["of"], case.names), numeric.course_point(target.settings)) \
+        if case.variant and accuracy is not None else None
+    return Prepared(request, lambda reply: judge_estimate(case, reply, formula, method, accuracy, tolerance, course),
+                    (tolerance, method, accuracy, course is not None))
 
 
 @functools.cache

@@ -381,7 +381,8 @@ def module_request(case: ModuleCase, kind: str, needs: str, options: tuple[tuple
             "weights": list(case.weights), "points": [plain(p) for p in case.points],
             "coefficients": list(COEFFICIENTS),
             "targets": [list(t) for t in case.targets],
-            "runs": ["own", "engine", *(["parts"] if parts else [])], "parts": parts}
+            "runs": ["own", "engine", *(["parts"] if parts else [])], "parts": parts,
+            **({"input_class": settings["input_class"]} if "input_class" in settings else {})}
 
 
 def plain(x: object) -> object:

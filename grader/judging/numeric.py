@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 
 from grader.exercise.formula import Formula
-from grader.exercise.numeric import EstimateCase
+from grader.exercise.numeric import EstimateCase, own_points
 from grader.judging.judge import Tolerance, Verdict, received_error, shown
 
 EPS = sys.float_info.epsilon
@@ -109,10 +109,23 @@ class Axis:
         quotients = [(up - down) / (2 * h)] + ([(up - centre) / h, (centre - down) / h] if method == "forward" else [])
         return max(abs(q - exact) for q in quotients) + self.noise(h, exact)
 
+    def accepts(self, d1: float, d2: float, tolerance: float) -> bool:
+        """Whether the course's own check accepts the difference over ``x + d1`` and ``x + d2`` here: within its
+        tolerance of the exact derivative, as the course's notebook checks it (on the very numbers it computes, so
+        with no allowance for rounding: a step whose rounding misses the tolerance there fails the check)."""
+        if d1 not in self.values or d2 not in self.values:
+            return False
+        exact = self.formula.gradient(*self.point)[self.i]
+        return abs(self.quotient(d1, d2, d1 - d2) - exact) <= tolerance
 
-def read(axis: Axis, got: object, exact: float, method: str, tolerance: float | None, given: float | None
-         ) -> Reading:
-    """What one estimated derivative ``got`` is, against the ``exact`` one (see the module's docstring)."""
+
+def read(axis: Axis, got: object, exact: float, method: str, tolerance: float | None, given: float | None,
+         course: Axis | None = None) -> Reading:
+    """What one estimated derivative ``got`` is, against the ``exact`` one (see the module's docstring).
+
+    ``course`` is the course's own function along the same input at the course's point, where ``axis`` is another
+    function's: the course's tolerance is the course's check's, on its function, so a step that check accepts there
+    is right here too, though rounding grows with this function's size (a forward difference with a tiny step)."""
     if not isinstance(got, float):
         return Reading("wrong-derivative")
     if not any(d != 0.0 for d in axis.offsets):
@@ -120,18 +133,19 @@ def read(axis: Axis, got: object, exact: float, method: str, tolerance: float | 
     error = abs(got - exact)
     step = given or min(abs(d) for d in axis.offsets if d != 0.0)
     bound = axis.asked(method, step)
-    matched = [(kind_of(d1, d2, axis.point[axis.i]), d1 - d2) for d1, d2 in axis.pairs()
+    matched = [(kind_of(d1, d2, axis.point[axis.i]), d1, d2) for d1, d2 in axis.pairs()
                if abs(got - axis.quotient(d1, d2, d1 - d2)) <= axis.noise(d1 - d2, got)]
-    accepted = [(kind, span) for kind, span in matched if kind in ACCEPTED[method]]
+    accepted = [(kind, d1, d2) for kind, d1, d2 in matched if kind in ACCEPTED[method]]
     accurate = tolerance is None or error <= tolerance
     good = bound is not None and error <= bound  # at least as good as the difference asked for, with this step
     if accepted:  # the difference asked for: right if its step makes it close enough (a value's is its own)
-        kind, span = accepted[0]
-        h = abs(span) / (2 if kind == "symmetric" else 1)
+        kind, d1, d2 = accepted[0]
+        h = abs(d1 - d2) / (2 if kind == "symmetric" else 1)
+        accurate = accurate or (course is not None and tolerance is not None and course.accepts(d1, d2, tolerance))
         return Reading(None if accurate and (given is None or good) else "wrong-step", h, kind, error)
     if matched:  # a difference of the learner's points, but not the one asked for
-        kind, span = matched[0]
-        return Reading("one-sided-difference", abs(span), kind, error)
+        kind, d1, d2 = matched[0]
+        return Reading("one-sided-difference", abs(d1 - d2), kind, error)
     if accurate and good:  # another estimate, at least as good as the one asked for with this step
         return Reading(None, step, None, error)
     for d1, d2 in axis.pairs():
@@ -153,9 +167,10 @@ def wrong_lengths(span: float) -> list[float]:
 
 
 def judge_estimate(case: EstimateCase, reply: dict, formula: Formula, method: str, accuracy: float | None,
-                   tolerance: Tolerance) -> Verdict:
+                   tolerance: Tolerance, course: tuple[Formula, tuple[float, ...]] | None = None) -> Verdict:
     """The verdict on what the learner's code computed at ``case``: every derivative, in the order of the inputs,
-    read against the exact derivatives and against a central difference of the formula."""
+    read against the exact derivatives and against a central difference of the formula (``course``, the course's
+    function and point, where the case's function is another: see ``read``)."""
     if "error" in reply:
         return Verdict(case, error=received_error(reply["error"]))
     result, calls = reply["result"], reply["calls"]
@@ -172,12 +187,35 @@ def judge_estimate(case: EstimateCase, reply: dict, formula: Formula, method: st
     readings, seconds = {}, {}
     for k, (i, name) in enumerate(zip(case.axes(), names)):
         offsets, centre = axis_points(calls, point, i)
-        axis = Axis(formula, point, i, [0.0, *offsets] if centre else offsets)
-        readings[name] = read(axis, got[k], exact[i], method, accuracy, case.step)
-        seconds[name] = read(axis, got[k], second[i], method, accuracy, case.step)
+        moved = [0.0, *offsets] if centre else offsets
+        axis = Axis(formula, point, i, moved)
+        own = Axis(course[0], course[1], i, moved) if course is not None else None
+        readings[name] = read(axis, got[k], exact[i], method, accuracy, case.step, own)
+        seconds[name] = read(axis, got[k], second[i], method, accuracy, case.step, own)
     verdict.grads_ok = len(result) == len(names) and all(r.code is None for r in readings.values())
     verdict.fd_ok = len(result) == len(names) and all(r.code is None for r in seconds.values())
     if len(result) != len(names):
         verdict.faults.add("length")  # not one number per input
     verdict.details = {"readings": readings, "evaluated": isinstance(reply.get("count"), int) and reply["count"] > 0}
+    if (changed := edited(reply.get("own"), formula, own_points(point))) is not None:
+        verdict.details["edited"] = changed
     return verdict
+
+
+def edited(own: object, formula: Formula, points: tuple[tuple[float, ...], ...]
+           ) -> tuple[tuple[float, ...], float | None, float] | None:
+    """Where the learner's own function of the course's name (its values ``own`` at ``points``, as the child
+    read them) is not the course's: the first such point, its value there and the course's; ``None`` where it is
+    the course's, to rounding, or the code binds none."""
+    if not isinstance(own, list):
+        return None
+    for at, mine in zip(points, own):
+        try:
+            want = formula(*at)
+        except (ArithmeticError, ValueError):
+            continue
+        if not math.isfinite(want):
+            continue
+        if not isinstance(mine, float) or abs(mine - want) > 1e-9 * max(1.0, abs(want)):
+            return at, mine if isinstance(mine, float) else None, want
+    return None

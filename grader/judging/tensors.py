@@ -29,6 +29,9 @@ REFERENCE = "the reference engine applied entry by entry"
 STEP = 1e-5  # of the finite differences, along a direction of entries about 1 in size
 MAX_DIMS = 8  # a shape a reply may give: more axes than any result has
 MAX_ENTRIES = 4096  # entries of a result a reply may give (the child stops long before)
+# The call styles a course may set (a tensor target's options), each with the one the child may find instead of
+# numpy's in the learner's method: reshape given one tuple, an axis given as dim.
+STYLES = {"shape_as": "tuple", "axis_keyword": "dim"}
 
 
 def direction(count: int) -> tuple[float, ...]:
@@ -128,8 +131,10 @@ def layout(operand: Operand) -> object:
 @functools.lru_cache(maxsize=4096)
 def tensor_request(case: TensorCase, needs: str, values: bool, gradients: str) -> dict:
     """The child's request for ``case`` (made once a process): build the tensors of class ``needs`` from
-    Values (``values``) or plain numbers, call the op, backpropagate ``seed`` from the result (through its
-    entries' closures, or with ``gradients`` "tensor" the Tensors'), and call it again at each probe's leaves."""
+    Values (``values``) or plain numbers, call the op (in the course's call style, the case's: how reshape is given
+    its shape, the keyword of an axis; where it says none, the child reads it off the method), backpropagate
+    ``seed`` from the result (through its entries' closures, or with ``gradients`` "tensor" the Tensors'), and call
+    it again at each probe's leaves."""
     names = [t.name for t in case.tensors]
     leaves = list(case.leaves)
     request = {"kind": "tensor", "needs": needs, "entries": "values" if values else "numbers",
@@ -137,7 +142,8 @@ def tensor_request(case: TensorCase, needs: str, values: bool, gradients: str) -
                "tensors": [layout(t) for t in case.tensors],
                "operands": [["tensor", names.index(x)] if isinstance(x, str) else ["number", x] for x in case.operands],
                "method": case.method, "call": call_of(case.method), "args": list(case.sizes),
-               "kwargs": {"axis": case.axis} if case.axis is not None else {}, "seed": [], "probes": []}
+               "kwargs": {"axis": case.axis} if case.axis is not None else {}, "seed": [], "probes": [],
+               **{key: said for key, said in zip(STYLES, case.style) if said is not None}}
     if case.backward:
         request["seed"] = list(case.seed_of(size_of(expected(case).shape)))
         request["probes"] = [[x + sign * STEP * d for x, d in zip(leaves, direction(len(leaves)))]
@@ -220,6 +226,9 @@ def judge_tensor(case: TensorCase, reply: dict, tolerance: Tolerance) -> Verdict
     verdict = Verdict(case, expected_data=nested(list(want.data), want.shape),
                       actual_data=nested([shown(x) for x in got], shape), reference=REFERENCE)
     verdict.forward_ok = shape == want.shape and all(close(x, y, tolerance.reference) for x, y in zip(got, want.data))
+    assumed = reply.get("assumed")
+    if isinstance(assumed, dict) and assumed and all(STYLES.get(k) == v for k, v in assumed.items()):
+        verdict.details["assumed"] = tuple(sorted(assumed))  # the call style the learner's method showed
     if shape != want.shape:
         verdict.faults.add("shape")
     if not case.backward:

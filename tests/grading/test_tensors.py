@@ -196,6 +196,10 @@ def test_learner_style_tensors_get_a_careful_graders_verdict(name, tmp_path):
         for phrase in wanted.get("says", []):
             assert phrase in found[0]["message"], (phrase, found[0]["message"])
     assert [d for d in report["diagnoses"] if d["target"] == "submission"] == []
+    assumed = [w for w in report["warnings"] if "so it was called as" in w]  # a call style read off the methods
+    assert len(assumed) == len(entry.get("warns", [])), assumed
+    for phrase, warning in zip(entry.get("warns", []), assumed):
+        assert warning.startswith(phrase), (phrase, warning)
 
 
 def test_a_counterexample_names_its_shapes(tmp_path):

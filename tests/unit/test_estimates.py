@@ -135,6 +135,24 @@ def test_the_karpathy_notebooks_numerical_gradients_get_the_human_graders_verdic
     assert verdict_of(karpathy_report(name), part) == human(verdicts(KARPATHY)[name]["parts"][part])
 
 
+def test_an_edited_f_is_graded_as_the_course_gives_it_and_the_ta_is_told():
+    """The learner retyped the given f (b**2.5): their own checks print WRONG, but the estimates are right for the
+    course's f, which is what the course asks for; the report says which f it graded with, where a TA reads it."""
+    report = karpathy_report("edited_f")
+    said = [w for w in report["warnings"] if "is not the course's" in w]
+    assert said == [f"{part}: the submission's f is not the course's (at a = 2, b = 3, c = 4 it gives 29.9641, the "
+                    "course's f 19.5718): the estimate was graded with the course's f, as the course gives it"
+                    for part in ("numerical_grad", "numerical_grad2")]
+    assert not any("is not the course's" in w for w in karpathy_report("all_right")["warnings"])
+
+
+def test_a_tiny_step_the_courses_check_accepts_is_accepted_for_the_other_function_too():
+    """h = 2e-10 in a symmetric difference misses by 3.6e-6 on the course's f (its check says OK) and by more on
+    micrograde's other function, whose values are larger: the step is judged where the course's check judges it."""
+    checks = {c["id"]: c["status"] for c in karpathy_report("tiny_symmetric_step")["checks"]}
+    assert checks["numerical_grad2.course-function"] == checks["numerical_grad2.other-function"] == "passed"
+
+
 def without_solution_cells(path, tmp_path):
     """The notebook with the course's own ``# Solution N`` cells tagged ``skip-grading``: what is graded is the
     learner's exercise cell, which the course's solution cell right after it would redefine."""

@@ -14,6 +14,7 @@ import sys
 
 from .failures import MissingMethod, SubmissionError
 from .reading import number, stored_items, stored_or_none
+from .styles import styled
 
 OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
              "floordiv": operator.floordiv, "matmul": operator.matmul}
@@ -106,7 +107,7 @@ def numbered(layout):
 
 def call(T, request, tensors):
     """Apply the op as code does: ``a * b`` (so ``2.5 + a`` reaches ``__radd__`` only as Python reaches it),
-    or ``a.dot(b)``, ``a.max(axis=1)``, ``a.reshape(3, 2)``."""
+    or ``a.dot(b)``, ``a.max(axis=1)``, ``a.reshape(3, 2)``, in the course's call style (``styles``)."""
     if getattr(T, request["method"], None) is None:
         raise MissingMethod(f"{T.__name__} has no method {request['method']}")
     operands = [tensors[x] if kind == "tensor" else x for kind, x in request["operands"]]
@@ -115,7 +116,8 @@ def call(T, request, tensors):
         return OPERATORS[name](*operands)
     at = next(i for i, (kind, _) in enumerate(request["operands"]) if kind == "tensor")
     others = operands[:at] + operands[at + 1:]
-    return getattr(operands[at], name)(*others, *request["args"], **request["kwargs"])
+    args, kwargs, _ = styled(getattr(T, request["method"]), request)
+    return getattr(operands[at], name)(*others, *args, **kwargs)
 
 
 def data_of(entries, engine):

@@ -19,8 +19,10 @@ the course's neuron), since the learner's code can reach anything in its process
 import sys
 
 from .cases import name_aliases
+from .entries import shaped
 from .failures import error_report
 from .reading import address, class_attribute, number, stored_or_none
+from .styles import course_input
 
 MAX_PARAMETERS = 512  # a course's module has a few dozen: more is not a module of the case's size
 MAX_OUTPUTS = 64
@@ -156,10 +158,16 @@ def made_targets(target):
 
 
 def forward(module, request, x, target, numbers):
-    """One call on a fresh input: the outputs (Values, in row-major order), their shape, the input's leaves."""
+    """One call on a fresh input (in the course's tensor class, where it passes one): the outputs (Values, in
+    row-major order), their shape, the input's leaves."""
     given, leaves = made_input(request, x, numbers)
+    given = course_input(namespaces(type(module)), request, given)
     args = [given] if target is None else [given, made_targets(target)]
-    out, shape = flatten(call(module, args), numbers.V)
+    returned = call(module, args)
+    if request.get("input_class") and type(returned).__name__ == request["input_class"]:
+        shape, out = shaped(returned, numbers.V)  # a tensor of the course's class: read from what it stores
+        return out, list(shape), leaves
+    out, shape = flatten(returned, numbers.V)
     return out, shape, leaves
 
 

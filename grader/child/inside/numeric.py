@@ -48,10 +48,12 @@ def course_function(inputs, formula, calls):
 
 class Pinned:
     """A module's names while its code runs again: read from and bound in the module's namespace, except
-    ``name``, which stays ``value`` whatever the code binds to it (a ``def f`` of the course's own cell)."""
+    ``name``, which stays ``value`` whatever the code binds to it (a ``def f`` of the course's own cell); what it
+    bound there last is kept as ``bound``, to tell whether the learner's function is still the course's."""
 
     def __init__(self, namespace, name, value):
         self.namespace, self.name, self.value = namespace, name, value
+        self.bound = None
 
     def __getitem__(self, key):
         return self.value if key == self.name else self.namespace[key]
@@ -59,6 +61,8 @@ class Pinned:
     def __setitem__(self, key, value):
         if key != self.name:
             self.namespace[key] = value
+        else:
+            self.bound = value
 
     def __delitem__(self, key):
         if key != self.name:
@@ -119,7 +123,26 @@ def rerun(spec, pinned, function, value):
                 break
     finally:
         sys.stdout, sys.stderr = shown
-    return namespace, failure
+    return namespace, failure, names.bound
+
+
+def own_values(bound, points):
+    """What the function the learner's code bound to the course's function's name gives at ``points`` (``None``
+    where it fails or gives no number): the grading process compares it with the course's function."""
+    found = []
+    if not callable(bound):
+        return found
+    shown = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = Quiet()
+    try:
+        for point in points[:4]:
+            try:
+                found.append(number(bound(*point)))
+            except Exception:  # noqa: BLE001 - any failure of student code is data
+                found.append(None)
+    finally:
+        sys.stdout, sys.stderr = shown
+    return [x if type(x) is float else None for x in found]
 
 
 def numbers_of(value, inputs):
@@ -158,14 +181,16 @@ def estimate_case(api, request):
     calls = [0]
     try:
         function = course_function(request["inputs"], request["formula"], calls)
-        namespace, failure = rerun(api["sources"][request["needs"]], request["calls"], function, request["value"])
+        namespace, failure, bound = rerun(api["sources"][request["needs"]], request["calls"], function,
+                                          request["value"])
         if request["value"] not in namespace:
             return {"error": failure or {"type": "NameError", "message": f"{request['value']} is not computed when "
                                          "the code runs again", "phase": "call", "line": None, "file": None}}
         result = numbers_of(namespace[request["value"]], request["inputs"])
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, "call")}
-    return {"result": result, **recorded(calls, len(request["inputs"]))}
+    own = own_values(bound, request.get("own", []))
+    return {"result": result, **recorded(calls, len(request["inputs"])), **({"own": own} if own else {})}
 
 
 def derivative_case(api, request):

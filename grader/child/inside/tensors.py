@@ -20,6 +20,7 @@ from .entries import SubmissionError, call, data_of, fill, like, numbered, shape
 from .failures import error_report
 from .graphs import topological
 from .reading import address, stored_items, stored_or_none
+from .styles import assumed_of
 
 MAX_NODES = 20_000  # nodes of a result's graph the backward pass walks: hundreds times any case's
 CONTAINERS = (set, frozenset, list, tuple)
@@ -65,6 +66,12 @@ def backpropagate(engine, entries, seed, leaves):
     return {"grads": [engine.passed(v) for v in leaves], "reached": [address(v) in reached for v in leaves]}
 
 
+def said_style(T, request):
+    """The reply's ``assumed``: the call style the op's method showed, where the course said none."""
+    assumed = assumed_of(T, request)
+    return {"assumed": assumed} if assumed else {}
+
+
 def probes(T, request, made, engine=None):
     """The result's entries at each probe's leaf values (``made(values)``: the tensors at them)."""
     V = engine.V if engine is not None else None
@@ -80,7 +87,7 @@ def value_case(api, request):
         tensors, leaves = build(engine, T, request, request["leaves"])
         shape, entries = shaped(call(T, request, tensors), engine.V)
         reply = {"shape": shape, "data": data_of(entries, engine),
-                 "numbers": sum(not isinstance(e, engine.V) for e in entries)}
+                 "numbers": sum(not isinstance(e, engine.V) for e in entries), **said_style(T, request)}
         if request["seed"]:
             phase = "backward"
             reply.update(backpropagate(engine, entries, request["seed"], leaves))
@@ -177,7 +184,7 @@ def own_gradient_case(api, request):
         tensors = [T(fill(layout, request["leaves"])) for layout in request["tensors"]]
         result = call(T, request, tensors)
         shape, entries = shaped(result, None)
-        reply = {"shape": shape, "data": data_of(entries, None), "numbers": 0}
+        reply = {"shape": shape, "data": data_of(entries, None), "numbers": 0, **said_style(T, request)}
         if request["seed"]:
             phase = "backward"
             reply.update(own_backward(api, T, request, tensors, result, shape))

@@ -20,6 +20,12 @@ def exact_gradf(a: float, b: float, c: float) -> list[float]:
     return [2 * a * c - 0.5 * a**-0.5, 2 * math.sin(2 * b) + 1.5 * b**0.5, a**2 - 3 / c**2]
 
 
+def course_f(a: float, b: float, c: float) -> float:
+    """The f of section 1 as the course hands it out: an estimate is judged on it, whatever the learner's cell 3
+    now defines."""
+    return a**2 * c - math.cos(2 * b) + 3.0 / c + b**1.5 - a**0.5
+
+
 def other_f(a: float, b: float, c: float) -> float:
     """Another function of three numbers, curved enough that forward and symmetric differences disagree."""
     return math.exp(3 * a) + math.exp(2 * b) + math.exp(2 * c)
@@ -80,18 +86,29 @@ def check_numerical(notebook: Notebook, name: str, symmetric_asked: bool) -> tup
     if cell.status == "syntax-error":
         return "load-error", f"cell {cell.number}: {cell.error}"
     ns = notebook.namespace
-    got = [float(v) for v in ns[name]]
-    variant = dict(ns, f=other_f)
-    try:
+
+    def computed(f) -> list[float]:  # noqa: ANN001 - the cell run again with f in place of the learner's
+        again = dict(ns, f=f)
         with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(neutralise(cell.source), "<variant>", "exec"), variant)
+            exec(compile(neutralise(cell.source), "<variant>", "exec"), again)
+        return [float(v) for v in again[name]]
+
+    seen = []  # where the cell evaluates f: a one-sided difference never looks below the point
+
+    def recording(*args: float) -> float:
+        seen.append(args)
+        return course_f(*args)
+
+    try:
+        got, moved = computed(recording), computed(other_f)
     except Exception as exc:  # noqa: BLE001
         return "crash", f"{name} with another f: {exc}"
-    moved = [float(v) for v in variant[name]]
+    both_sides = any(x < p for at in seen for x, p in zip(at, POINT))
+    variant = dict(ns, f=other_f)
     if _close(moved, got, 1e-12):
         return "pasted-constants", f"{name} stays {got} when f changes"
     for h, forward, symmetric in _differences(variant, other_f, *POINT):
-        if _matches(moved, forward, symmetric):
+        if _matches(moved, forward, symmetric) and not both_sides:  # a tiny h: only the points tell them apart
             if symmetric_asked:
                 return "one-sided-difference", f"{name} is the forward difference with h={h}"
             break
