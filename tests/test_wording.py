@@ -13,16 +13,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, SOLUTION, micrograde
+from helpers import ROOT, SCAFFOLD_SOLUTION, micrograde
 from opmutants import engine
 
 from grader.staff.summary import summarise, summary_html, summary_markdown
 
 COURSES = Path(__file__).parent / "courses"
-ENGINE, TRAIN = SOLUTION.split("def train_step")
+ENGINE, TRAIN = SCAFFOLD_SOLUTION.split("def train_step")
 TRAIN = "def train_step" + TRAIN
 # Each course's files, and the right solution the learner fills them in with.
-SCAFFOLDS = {"classic": (None, SOLUTION), "route-matrix": (COURSES / "route-matrix.toml", engine()),
+SCAFFOLDS = {"classic": (None, SCAFFOLD_SOLUTION), "route-matrix": (COURSES / "route-matrix.toml", engine()),
              "route-knobs": (COURSES / "route-knobs.toml", engine())}
 
 
@@ -65,7 +65,7 @@ def test_a_right_py_beside_the_untouched_notebook_is_told_it_passed_every_check(
     are nobody's work. A notebook copy the learner did write in is still said."""
     folder = tmp_path / "exercises"
     shutil.copytree(ROOT / "exercises", folder)
-    filled_in(folder, SOLUTION)
+    filled_in(folder, SCAFFOLD_SOLUTION)
     printed = micrograde("grade", ".", cwd=folder).stdout
     assert "not checked" not in printed and "Not graded" not in printed
     assert printed.rstrip().endswith("All checks passed.")
@@ -96,7 +96,7 @@ def test_gradescopes_visible_output_says_the_total_its_score_counts(tmp_path):
 
 
 def test_the_failed_checks_say_what_every_case_has_alike_once(tmp_path):
-    buggy = SOLUTION.replace("for node in reversed(topo):", "for node in topo:")
+    buggy = SCAFFOLD_SOLUTION.replace("for node in reversed(topo):", "for node in topo:")
     (tmp_path / "engine.py").write_text(buggy)
     printed = micrograde("grade", "engine.py", cwd=tmp_path, env={"COLUMNS": "200"}).stdout
     block = printed.split("\nfailed checks")[1]
