@@ -273,7 +273,7 @@ def op_statement(code: str, function: Function, verdict: Verdict | None, target:
         stated = [s for s in statements(function) if attribute_target(s, words.local) is not None]
         if stated:
             return stated[0], None
-    if code == "missing-child":
+    if code in ("missing-child", "number-child"):
         return result_statement(function), None
     if code == "crash" and verdict is not None and verdict.error is not None:
         # Raised outside the student's code (the grader found no node, or a malformed one, where the

@@ -121,7 +121,12 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     # nothing must do so in every failing case where each node is used once (a derivative can
     # be 0 by accident once), or, where only reused nodes fail (they mix what several nodes
     # passed), in most failing cases.
+    # A plain number among the children (the exponent): seen directly, unless an operand is missing from them.
+    numbers = [v for v in grads_bad if "number-child" in v.faults]
+    grads_bad = [v for v in grads_bad if v not in numbers]
     missing = [v for v in grads_bad if "missing-child" in v.faults]
+    if numbers and not missing:
+        codes["number-child"] = smallest(numbers)
     if missing and all(constant(v) for v in missing):
         # An operand lost only beside a plain number: the number's handling (``__radd__`` making a
         # new node of ``self``) cut it off, not the op's own children.
