@@ -61,6 +61,8 @@ def backward_statement(code: str, function: Function, verdict: Verdict | None,
         # No seed at all: where the pass makes its own table of gradients (the seed is its first entry), else
         # before the first statement that runs the nodes.
         return seeds[0] if seeds else (gradient_table(function) or (top_level(function, runs[0]) if runs else None))
+    if code == "wrong-order" and (keyed := sorted_by_key(function)) is not None:
+        return keyed  # the nodes put in the order of something of theirs (a label, a value): no graph's order
     if code in ("wrong-order", "incomplete-traversal", "repeated-visit"):
         # Nodes skipped, repeated or out of order: the sort that made the order, if it is visibly broken.
         broken = traversal.sort_fault(function, me, words.step)
@@ -82,6 +84,17 @@ def backward_statement(code: str, function: Function, verdict: Verdict | None,
         return resets[0] if resets else replaced_entry(function) or last_run
     if code == "timeout":
         return next((s for s in statements(function) if isinstance(s, ast.While)), None)
+    return None
+
+
+def sorted_by_key(function: Function) -> ast.AST | None:
+    """The statement of a backward pass that sorts by a key (``topo.sort(key=lambda v: v.label)``,
+    ``sorted(nodes, key=...)``), if it has one."""
+    for node in walk(function):
+        if isinstance(node, ast.Call) and any(k.arg == "key" for k in node.keywords) and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr == "sort")
+                or (isinstance(node.func, ast.Name) and node.func.id == "sorted")):
+            return statement_of(function, node) or node
     return None
 
 

@@ -28,6 +28,7 @@ from grader.diagnosis.engines import (
     sort_statement,
 )
 from grader.diagnosis.gradients import gradient_statement
+from grader.diagnosis.rules import wrong_operands
 from grader.diagnosis.syntax import (
     Function,
     attribute_target,
@@ -39,10 +40,9 @@ from grader.diagnosis.syntax import (
 )
 from grader.diagnosis.tensors import tensor_statement
 from grader.diagnosis.training import train_statement
-from grader.exercise import ops
 from grader.exercise.expr import operands
 from grader.exercise.words import MICROGRAD, Words
-from grader.judging.judge import Verdict, close
+from grader.judging.judge import Verdict
 from grader.submission.source import Location, Submission
 from grader.submission.tree import walk
 
@@ -201,27 +201,6 @@ def unbound(function: Function, error: dict) -> ast.stmt | None:
 # ---------------------------------------------------------------- evidence from verdicts
 
 
-def wrong_operands(verdict: Verdict | None, target: str) -> list[int]:
-    """Which operands of the op (0: self, 1: other) came out with a wrong gradient in the
-    smallest failing case, read from every node's expected and actual gradient."""
-    if verdict is None or verdict.graph is None:
-        return []
-    expr, expected, actual = verdict.graph
-    spec = ops.OPS.get(target)
-    node = next((n for n in expr if n[0] == target), None)
-    if spec is None or node is None:
-        return []
-    indices = list(operands(node))
-    values = [j for j in indices if expr[j][0] != "const"]
-    wrong = []
-    for j in values:
-        got = actual[j][1]
-        if not close(got, expected[j][1], 1e-6):
-            # Python calls the method on the Value: with a number first, that Value is self.
-            wrong.append(0 if spec.number_first or expr[indices[0]][0] == "const" else indices.index(j))
-    return sorted(set(wrong))
-
-
 def constant_first(verdict: Verdict | None, target: str) -> bool:
     """Whether the smallest failing case has the plain number before the Value (``2 * a``),
     so Python reached the reflected method, not the op's own."""
@@ -245,7 +224,7 @@ def op_statement(code: str, function: Function, verdict: Verdict | None, target:
         stated = [s for s in statements(function) if attribute_target(s, words.local) is not None]
         if stated:
             return stated[0], None
-    if code == "missing-child":
+    if code in ("missing-child", "number-child"):
         return result_statement(function), None
     if code == "crash" and verdict is not None and verdict.error is not None:
         # Raised outside the student's code (the grader found no node, or a malformed one, where the

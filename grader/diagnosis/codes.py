@@ -79,6 +79,13 @@ CODES: dict[str, Code] = {code.name: code for code in (
               'it and nothing below it gets a gradient.',
          concept="The result's children are every operand it was computed from: the graph is found through them, "
                  'and backward() visits only what it can find.'),
+    Code('number-child', 'any op',
+         meaning="the result's children (`_prev`) hold a plain number (the exponent), which is no node: a "
+                 'backward pass that walks the children fails on it',
+         what="{method} keeps a plain number among the result's children (_prev): it is no node, so a backward "
+              'pass that walks the children (yours, the course\'s) fails on it (it has no _prev and no _backward).',
+         concept="The children are the nodes the result was computed from; a constant such as an exponent is "
+                 'used in the local derivative, but it is not a node of the graph.'),
     Code('detached-backward', 'any op',
          meaning="the op's `_backward` is not attached to the node it returns (never attached, or attached to an "
                  'operand)',

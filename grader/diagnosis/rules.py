@@ -14,9 +14,10 @@ import re
 
 from grader.diagnosis.codes import UNUSABLE
 from grader.diagnosis.training import TrainShape
+from grader.exercise import ops
 from grader.exercise.expr import features, operands
 from grader.exercise.ops import OPS
-from grader.judging.judge import Verdict
+from grader.judging.judge import Verdict, close
 
 PLAIN_NUMBER_USED = re.compile(r"'(float|int)' object has no attribute ")
 
@@ -121,7 +122,12 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     # nothing must do so in every failing case where each node is used once (a derivative can
     # be 0 by accident once), or, where only reused nodes fail (they mix what several nodes
     # passed), in most failing cases.
+    # A plain number among the children (the exponent): seen directly, unless an operand is missing from them.
+    numbers = [v for v in grads_bad if "number-child" in v.faults]
+    grads_bad = [v for v in grads_bad if v not in numbers]
     missing = [v for v in grads_bad if "missing-child" in v.faults]
+    if numbers and not missing:
+        codes["number-child"] = smallest(numbers)
     if missing and all(constant(v) for v in missing):
         # An operand lost only beside a plain number: the number's handling (``__radd__`` making a
         # new node of ``self``) cut it off, not the op's own children.
@@ -141,6 +147,13 @@ def general_op_codes(target: str, verdicts: list[Verdict], errors: list[Verdict]
     with_constant = [v for v in grads_bad if constant(v)]
     if single:
         codes["wrong-local-grad"] = smallest(single)
+        # A second bug only a node used twice shows: an operand the single-use cases never get wrong comes out
+        # wrong where a node is reused, in an op that visibly assigns a gradient with ``=`` (self's, beside a
+        # wrong derivative of other's). Each is its own diagnosis, at its own line.
+        told = {i for v in single for i in wrong_operands(v, target)}
+        more = [v for v in reused if told and set(wrong_operands(v, target)) - told]
+        if overwrites and more:
+            codes["grad-overwrite"] = smallest(more)
     elif reused:
         codes["grad-overwrite" if overwrites is not False else "wrong-local-grad"] = smallest(reused)
     elif with_constant:
@@ -245,3 +258,24 @@ def diagnose_train(verdicts: list[Verdict], shape: TrainShape | None = None) -> 
         # The update writes the loss's data: the loss returned is wrong through it, one misconception.
         codes.pop("wrong-loss", None)
     return codes
+
+
+def wrong_operands(verdict: Verdict | None, target: str) -> list[int]:
+    """Which operands of the op (0: self, 1: other) came out with a wrong gradient in the
+    smallest failing case, read from every node's expected and actual gradient."""
+    if verdict is None or verdict.graph is None:
+        return []
+    expr, expected, actual = verdict.graph
+    spec = ops.OPS.get(target)
+    node = next((n for n in expr if n[0] == target), None)
+    if spec is None or node is None:
+        return []
+    indices = list(operands(node))
+    values = [j for j in indices if expr[j][0] != "const"]
+    wrong = []
+    for j in values:
+        got = actual[j][1]
+        if not close(got, expected[j][1], 1e-6):
+            # Python calls the method on the Value: with a number first, that Value is self.
+            wrong.append(0 if spec.number_first or expr[indices[0]][0] == "const" else indices.index(j))
+    return sorted(set(wrong))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from grader.diagnosis.placeholder import trivial
+from grader.diagnosis.methods import covered, stub, unread
 from grader.exercise.targets import Exercise
 from grader.submission.source import Location, SourceFile, Submission, Unit
 from grader.submission.tree import walk
@@ -37,7 +37,7 @@ class Ungraded:
     """A part of the submission no target covered: a function, a class, a cell (or file) of variables, or a
     cell the course's ``skip_cells`` left out."""
 
-    what: str  # "function", "class", "variables", "skipped" or "file"
+    what: str  # "function", "class", "method", "variables", "skipped" or "file"
     name: str  # the function's or class's name; the variables; the skipped cell's first line
     where: Location
 
@@ -47,7 +47,8 @@ class Ungraded:
             return f"{self.name} (the course's own cells, not run: {self.where.file})"
         if self.what == "file":
             return f"{self.name} (a file of tests or setup, not read)"
-        kind = {"function": "a function", "class": "a class", "variables": "variables"}[self.what]
+        kind = {"function": "a function", "class": "a class", "method": "a method",
+                "variables": "variables"}[self.what]
         return f"{self.name} ({kind}, {self.where.describe()})"
 
 
@@ -58,6 +59,7 @@ class Read:
 
     places: frozenset[Location]
     names: frozenset[str]
+    methods: frozenset[tuple[str, str]] = frozenset()  # (class, method): the methods a target grades directly
 
 
 def read_by(submission: Submission, exercise: Exercise) -> Read:
@@ -80,7 +82,8 @@ def read_by(submission: Submission, exercise: Exercise) -> Read:
                 attached = attached_function(node, name)
                 if attached is not None and (found := source_definition(source, attached)) is not None:
                     places.add(found)
-    return Read(frozenset(places), frozenset(names))
+    read = frozenset((cls, m) for cls, names in covered(submission, exercise).items() for m in names)
+    return Read(frozenset(places), frozenset(names), read)
 
 
 def called_helpers(submission: Submission, name: str) -> set[Location]:
@@ -121,16 +124,6 @@ def source_definition(source: SourceFile, name: str) -> Location | None:
     return found
 
 
-def stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a function's body is only a stub's (``raise NotImplementedError``, ``pass``...), its docstring
-    aside."""
-    body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
-    return bool(body) and all(trivial(statement) for statement in body)
-
-
 def untouched(node: ast.stmt, graded: set[str]) -> bool:
     """A definition of a graded part still as the course handed it out: a function that is a stub, or a class
     whose methods the learner writes (``graded``: ``__add__``, ``backward``, the given ones left out) are all
@@ -152,6 +145,10 @@ def unit_parts(source: SourceFile, unit: Unit, read: Read, given: set[str], grad
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if here in read.places:
                 reads_any = True
+                if isinstance(node, ast.ClassDef) and node.name not in given:
+                    targets = {m for cls, m in read.methods if cls == node.name}
+                    found += [Ungraded("method", f"{node.name}.{m.name}", Location(source.display, m.lineno, unit.cell))
+                              for m in (unread(node, targets, given) if targets else ())]
             elif node.name in read.names and untouched(node, graded):
                 continue  # the course's stub, beside the learner's own copy that was graded
             elif node.name not in given:
@@ -179,7 +176,8 @@ def unit_parts(source: SourceFile, unit: Unit, read: Read, given: set[str], grad
 def ungraded(submission: Submission, exercise: Exercise, read: list[Read]) -> tuple[Ungraded, ...]:
     """Every part of ``submission`` that no target read (``read``: what each stage's targets read), in the
     order of the files and cells."""
-    together = Read(frozenset().union(*(r.places for r in read)), frozenset().union(*(r.names for r in read)))
+    together = Read(frozenset().union(*(r.places for r in read)), frozenset().union(*(r.names for r in read)),
+                    frozenset().union(*(r.methods for r in read)))
     given = set(exercise.config.given)
     graded = {exercise.method(t.name).rpartition(".")[2] for t in exercise.targets if not t.given}
     found = [Ungraded("file", name, Location(name)) for name in submission.unread if name not in given]

@@ -165,7 +165,7 @@ def classic_checks(name: str, options: dict) -> list[Check]:
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("op", VALUE, PLAIN, "op", "both", ANY | NODES | {
         "wrong-forward", "wrong-local-grad", "grad-overwrite", "constant-operand", "missing-child",
-        "detached-backward", "relu-at-zero"}, classic_checks, options=(
+        "number-child", "detached-backward", "relu-at-zero"}, classic_checks, options=(
         Option("reflected", "flag", required=False,
                doc="false: no case puts a plain number first (2 * a), so the reflected method (__rmul__) is "
                    "not required"),

@@ -217,3 +217,16 @@ def forward(node: tuple, values: list[float]) -> float:
     if spec.exponent:
         args.append(node[1 + spec.arity])
     return spec.forward(*args)
+
+
+# Operators the scaffold gives when they are not graded, each written with the ops it names: (op, method, what it
+# computes, its body, the ops it uses). A learner's method still as this body is the course's, not the learner's.
+GIVEN = (
+    ("neg", "__neg__", "-self", "return self * -1", ("mul",)),
+    ("radd", "__radd__", "other + self", "return self + other", ("add",)),
+    ("sub", "__sub__", "self - other", "return self + (-other)", ("add", "neg")),
+    (None, "__rsub__", "other - self", "return other + (-self)", ("add", "neg")),
+    ("rmul", "__rmul__", "other * self", "return self * other", ("mul",)),
+    ("truediv", "__truediv__", "self / other", "return self * other**-1", ("mul", "pow")),
+    (None, "__rtruediv__", "other / self", "return other * self**-1", ("mul", "pow")),
+)

@@ -258,6 +258,13 @@ def judge_op(case: Case, reply: dict, plan: OpPlan, tolerance: Tolerance, kink: 
     if verdict.forward_ok and not verdict.grads_ok:
         verdict.faults = structure_faults(expr, plan, grads, got_grads, reply.get("children"), tolerance,
                                           reply.get("moved"))
+    numbers = reply.get("numbers")
+    if verdict.forward_ok and isinstance(numbers, list) and any(i in numbers for i in plan.student) \
+            and "missing-child" not in verdict.faults:
+        # Micrograde's pass steps over a number among the children; a pass that walks the children as nodes (the
+        # learner's own, the course's) fails on it. An operand missing from them says more, and is said alone.
+        verdict.grads_ok = False
+        verdict.faults = {*verdict.faults, "number-child"}
     return verdict
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from grader.exercise.config import as_toml, default, tables
 from grader.exercise.kinds import ROLES, TRAIN_STEP, VALUE
-from grader.exercise.ops import OPS
+from grader.exercise.ops import GIVEN, OPS
 from grader.exercise.targets import Exercise
 from grader.staff.placing import placed, write_files
 from grader.staff.stubs import STUBS, class_stubs, module_stubs
@@ -76,17 +76,6 @@ GIVEN_BACKWARD = '''    def backward(self):  # given: reverse topological order,
         for node in reversed(topo):
             node._backward()
 '''
-
-# Operators the scaffold gives when they are not graded, each written with the ops it names.
-GIVEN = (
-    ("neg", "__neg__", "-self", "return self * -1", ("mul",)),
-    ("radd", "__radd__", "other + self", "return self + other", ("add",)),
-    ("sub", "__sub__", "self - other", "return self + (-other)", ("add", "neg")),
-    (None, "__rsub__", "other - self", "return other + (-self)", ("add", "neg")),
-    ("rmul", "__rmul__", "other * self", "return self * other", ("mul",)),
-    ("truediv", "__truediv__", "self / other", "return self * other**-1", ("mul", "pow")),
-    (None, "__rtruediv__", "other / self", "return other * self**-1", ("mul", "pow")),
-)
 
 TRAIN_DOC = '''"""Do one step of gradient descent and return the loss *before* the update.
 

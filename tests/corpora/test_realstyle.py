@@ -67,6 +67,8 @@ def assert_verdict(report: dict, expected: dict, targets: tuple[str, ...]) -> No
             assert_diagnoses(found, verdict, target)
     assert_diagnoses([d for d in report["diagnoses"] if d["target"] == "submission"],
                      expected.get("submission") or {"codes": []}, "submission")
+    if "ungraded" in expected:  # what no target read, as the report lists it, exactly
+        assert [u["name"] for u in report["ungraded"]] == expected["ungraded"], report["ungraded"]
     for phrases in expected.get("warnings", []):
         assert any(all(mentions(w, p) for p in phrases) for w in report["warnings"]), \
             f"no warning says {phrases}: {report['warnings']}"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import ROOT, SOLUTION, micrograde
+from helpers import ROOT, SCAFFOLD_SOLUTION, SOLUTION, micrograde
 from test_ci_formats import GRADESCOPE, assert_junit_valid
 from test_classroom import RESULT_V1
 from test_pytest_plugin import pytest_micrograde
@@ -29,8 +29,8 @@ ESTIMATE = "h = 1e-6\nnumerical_grad = [(f(2 + h) - f(2)) / h]\n"
 
 
 def notebook(tmp_path: Path) -> Path:
-    """Every graded part right, and two parts the classic exercise grades nothing of: a function and a cell of
-    variables computed by hand."""
+    """Every graded part right, and three parts the classic exercise grades nothing of: a function, a cell of
+    variables computed by hand, and a method of the graded class that no target reads (the solution's relu)."""
     cells = ["def f(x):\n    return x ** 3", SECTION_1, ESTIMATE, SOLUTION]
     book = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
@@ -41,7 +41,8 @@ def notebook(tmp_path: Path) -> Path:
 
 
 NAMED = ["f (a function, work.ipynb, cell 1, line 1)", "softmax (a function, work.ipynb, cell 2, line 1)",
-         "h, numerical_grad (variables, work.ipynb, cell 3, line 1)"]
+         "h, numerical_grad (variables, work.ipynb, cell 3, line 1)",
+         "Value.relu (a method, work.ipynb, cell 4, line 61)"]
 
 
 @pytest.fixture
@@ -54,7 +55,7 @@ def test_text_names_them_and_never_says_all_passed_alone(work):
     assert done.returncode == 0, done.stderr  # full marks: nothing graded was lost
     text = " ".join(done.stdout.split())
     assert "Not graded (no target of the course covers it, so no check looked at it): " + "; ".join(NAMED) in text
-    assert text.endswith("All checks passed; 3 parts of the submission listed as not graded were not checked.")
+    assert text.endswith("All checks passed; 4 parts of the submission listed as not graded were not checked.")
 
 
 def test_json_lists_them_and_reads_back(work, tmp_path):
@@ -64,14 +65,15 @@ def test_json_lists_them_and_reads_back(work, tmp_path):
     assert report["ungraded"] == [
         {"what": "function", "name": "f", "file": "work.ipynb", "line": 1, "cell": 1},
         {"what": "function", "name": "softmax", "file": "work.ipynb", "line": 1, "cell": 2},
-        {"what": "variables", "name": "h, numerical_grad", "file": "work.ipynb", "line": 1, "cell": 3}]
+        {"what": "variables", "name": "h, numerical_grad", "file": "work.ipynb", "line": 1, "cell": 3},
+        {"what": "method", "name": "Value.relu", "file": "work.ipynb", "line": 61, "cell": 4}]
     assert [u.describe() for u in report_from_json(report).ungraded] == NAMED
 
 
 def test_junit_has_a_skipped_test_for_each(work):
     root = assert_junit_valid(micrograde("grade", str(work), "--format", "junit").stdout)
     [suite] = [s for s in root.iter("testsuite") if s.get("name") == "not-graded"]
-    assert (suite.get("tests"), suite.get("skipped"), suite.get("failures")) == ("3", "3", "0")
+    assert (suite.get("tests"), suite.get("skipped"), suite.get("failures")) == ("4", "4", "0")
     assert [c.find("skipped").get("message") for c in suite.iter("testcase")] == [f"not graded: {n}" for n in NAMED]
     assert root.get("tests") == str(sum(int(s.get("tests")) for s in root.iter("testsuite")))
 
@@ -88,7 +90,7 @@ def test_classroom50_has_a_test_for_each_worth_nothing_and_not_passed(work):
         "RELEASE_URL": "r"}))
     jsonschema.validate(result, RESULT_V1)
     skipped = [t for t in result["tests"] if t.get("status") == "not-graded"]
-    assert [(t["passed"], t["score"], t["max-score"]) for t in skipped] == [(False, 0, 0)] * 3
+    assert [(t["passed"], t["score"], t["max-score"]) for t in skipped] == [(False, 0, 0)] * 4
     assert (result["score"], result["max-score"]) == (100, 100) == (sum(t["score"] for t in result["tests"]),
                                                                      sum(t["max-score"] for t in result["tests"]))
 
@@ -125,15 +127,15 @@ def test_github_actions_annotates_each_as_a_notice(work, tmp_path):
     notices = [line for line in done.stderr.splitlines() if line.startswith("::notice ")]
     assert notices[1] == ("::notice file=work.ipynb,title=micrograde%3A softmax was not graded::not graded: softmax "
                           "(a function, work.ipynb, cell 2, line 1)")
-    assert len(notices) == 3
+    assert len(notices) == 4
 
 
 def test_the_pytest_plugin_skips_an_item_for_each(work, tmp_path):
     done, root = pytest_micrograde(tmp_path, work)
     assert done.returncode == 0, done.stdout
     skipped = [c for c in root.iter("testcase") if c.find("skipped") is not None]
-    assert len(skipped) == 3 and "softmax" in skipped[1].find("skipped").get("message")
-    assert "3 skipped" in done.stdout
+    assert len(skipped) == 4 and "softmax" in skipped[1].find("skipped").get("message")
+    assert "4 skipped" in done.stdout
 
 
 def test_check_from_a_script_says_them(tmp_path):
@@ -147,7 +149,7 @@ def test_check_from_a_script_says_them(tmp_path):
 
 
 def test_nothing_is_said_when_everything_is_graded(tmp_path):
-    (tmp_path / "engine.py").write_text(SOLUTION)
+    (tmp_path / "engine.py").write_text(SCAFFOLD_SOLUTION)  # every method of it is read
     done = micrograde("grade", str(tmp_path / "engine.py"))
     assert done.stdout.rstrip().endswith("All checks passed.") and "Not graded" not in done.stdout
     assert json.loads(micrograde("grade", str(tmp_path / "engine.py"), "--format", "json").stdout)["ungraded"] == []

@@ -7,31 +7,39 @@ what to run, what was checked, the total, where to look and in which order, chec
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, SOLUTION, micrograde
+from helpers import ROOT, SCAFFOLD_SOLUTION, micrograde
 from opmutants import engine
 
 from grader.staff.summary import summarise, summary_html, summary_markdown
 
 COURSES = Path(__file__).parents[1] / "courses"
-ENGINE, TRAIN = SOLUTION.split("def train_step")
+ENGINE, TRAIN = SCAFFOLD_SOLUTION.split("def train_step")
 TRAIN = "def train_step" + TRAIN
 # Each course's files, and the right solution the learner fills them in with.
-SCAFFOLDS = {"classic": (None, SOLUTION), "route-matrix": (COURSES / "route-matrix.toml", engine()),
+SCAFFOLDS = {"classic": (None, SCAFFOLD_SOLUTION), "route-matrix": (COURSES / "route-matrix.toml", engine()),
              "route-knobs": (COURSES / "route-knobs.toml", engine())}
 
 
 def filled_in(folder: Path, solution: str) -> None:
     """The scaffold's engine.py and train.py with the learner's right code in place of each stub, the notebook
-    left as it was handed out (the learner works in the .py files)."""
+    left as it was handed out (the learner works in the .py files). What the scaffold gives stays as given."""
     value, train = solution.split("\n\ndef train_step")
-    header = (folder / "engine.py").read_text().split("class Value")[0]
-    (folder / "engine.py").write_text(header + "class Value" + value.split("class Value", 1)[1])
+    engine_py = (folder / "engine.py").read_text()
+    written = {node.name: node for node in ast.walk(ast.parse(value)) if isinstance(node, ast.FunctionDef)}
+    stubs = [node for node in ast.walk(ast.parse(engine_py)) if isinstance(node, ast.FunctionDef)
+             and any(isinstance(n, ast.Raise) and "NotImplementedError" in ast.unparse(n) for n in ast.walk(node))]
+    lines, solution_lines = engine_py.splitlines(), value.splitlines()
+    for stub in sorted(stubs, key=lambda node: node.lineno, reverse=True):
+        answer = written[stub.name]
+        lines[stub.lineno - 1:stub.end_lineno] = solution_lines[answer.lineno - 1:answer.end_lineno]
+    (folder / "engine.py").write_text("\n".join(lines) + "\n")
     if (folder / "train.py").is_file():
         text = (folder / "train.py").read_text()
         (folder / "train.py").write_text(text[:text.index("def train_step")] + "def train_step" + train)
@@ -65,7 +73,7 @@ def test_a_right_py_beside_the_untouched_notebook_is_told_it_passed_every_check(
     are nobody's work. A notebook copy the learner did write in is still said."""
     folder = tmp_path / "exercises"
     shutil.copytree(ROOT / "exercises", folder)
-    filled_in(folder, SOLUTION)
+    filled_in(folder, SCAFFOLD_SOLUTION)
     printed = micrograde("grade", ".", cwd=folder).stdout
     assert "not checked" not in printed and "Not graded" not in printed
     assert printed.rstrip().endswith("All checks passed.")
@@ -96,7 +104,7 @@ def test_gradescopes_visible_output_says_the_total_its_score_counts(tmp_path):
 
 
 def test_the_failed_checks_say_what_every_case_has_alike_once(tmp_path):
-    buggy = SOLUTION.replace("for node in reversed(topo):", "for node in topo:")
+    buggy = SCAFFOLD_SOLUTION.replace("for node in reversed(topo):", "for node in topo:")
     (tmp_path / "engine.py").write_text(buggy)
     printed = micrograde("grade", "engine.py", cwd=tmp_path, env={"COLUMNS": "200"}).stdout
     block = printed.split("\nfailed checks")[1]

@@ -11,6 +11,10 @@ ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 CORPUS = TESTS / "corpus"
 SOLUTION = (CORPUS / "solution.py").read_text()
+# The solution as a learner fills in the scaffold: without the relu the classic exercise does not grade (which a
+# report lists as not graded).
+SCAFFOLD_SOLUTION = SOLUTION.split("    def relu(self):")[0] + "    def backward(self):" + SOLUTION.split(
+    "    def backward(self):")[1]
 # The default exercise with 20 examples a search: a course of its own, whose openings are not shipped with
 # micrograde, so Hypothesis generates them at its first grade on a machine and the replay cache keeps them.
 OWN_COURSE = "[limits]\nexamples = 20\n"

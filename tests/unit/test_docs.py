@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import ROOT, SOLUTION, micrograde
+from helpers import ROOT, SCAFFOLD_SOLUTION, SOLUTION, micrograde
 from recipes import section, sh_blocks
 
 from grader.diagnosis.codes import CODES
@@ -158,7 +158,7 @@ def test_the_sample_report_is_what_micrograde_prints(tmp_path, page):
     words = " ".join(section(page, heading).split())
     assert "a `__mul__` that assigns gradients with `=`, and a `backward()` that forgot to reverse its " \
            "topological order" in words  # the bugs the sample's text says it shows
-    buggy = SOLUTION.replace("for node in reversed(topo):", "for node in topo:")
+    buggy = SCAFFOLD_SOLUTION.replace("for node in reversed(topo):", "for node in topo:")
     mul = buggy.index("def __mul__")
     buggy = buggy[:mul] + buggy[mul:].replace("self.grad += other.data * out.grad",
                                               "self.grad = other.data * out.grad", 1)

@@ -46,11 +46,17 @@ def op_case(api, request):
             children = [operand_positions(engine, v, nodes) if spec[0] == "student" and engine.is_structured
                         and not isinstance(v, (int, float)) else None
                         for v, spec in zip(nodes, request["nodes"])]
+            # A plain number kept among a result's children (``_prev`` holding the exponent): no node, so any
+            # backward pass that walks the children (the course's, micrograd's) fails on it.
+            numbers = [i for i, (v, spec) in enumerate(zip(nodes, request["nodes"])) if spec[0] == "student"
+                       and engine.is_structured and not isinstance(v, (int, float))
+                       and any(isinstance(c, (int, float)) for c in engine.children(v))]
             phase = "forward"
             probes = [probe(engine, node, args) for node, args in request["probes"]]
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
-    return {"data": data, "grads": grads, "probes": probes, "children": children, "moved": moved}
+    return {"data": data, "grads": grads, "probes": probes, "children": children, "moved": moved,
+            "numbers": numbers}
 
 
 def backward_case(api, request):

@@ -8,7 +8,7 @@ local derivatives the grading process computed for this very case.
 import operator
 
 from .failures import MissingMethod, SubmissionError
-from .reading import address
+from .reading import address, stored_or_none
 
 # The child knows no op and no derivative rule. Nodes the student did not write
 # arrive as "fixed" nodes: their value and local derivatives are numbers the
@@ -97,7 +97,35 @@ def build(engine, nodes, record=None, leaves=None, positions=None, moved=None):
                 built.append(engine.fixed_node(data, operands, derivs, label, hook))
         if positions is not None:
             positions.setdefault(address(built[-1]), index)
+    if record is not None:
+        labelled(engine, nodes, built)
     return built
+
+
+LABELS = ("label", "name", "_label", "_name")  # what a learner's nodes call their name, as their class spells it
+
+
+def labelled(engine, nodes, built):
+    """Give the nodes of a ``backward()`` case the names a learner's graph carries, where the class keeps one
+    (a ``label`` its constructor stored as a string): the leaves their names, the other nodes names whose sorted
+    order is no topological order either way (the first two swapped, then each next two), so a pass that orders
+    its nodes by their names fails as it would on the learner's own labelled graphs."""
+    inner = 0
+    for spec, v in zip(nodes, built):
+        if isinstance(v, (int, float)) or not isinstance(v, engine.V):
+            continue
+        if spec[0] == "leaf":
+            name = str(spec[2])
+        else:
+            inner += 1
+            name = f"t{inner + 1 if inner % 2 else inner - 1}"
+        for attribute in LABELS:
+            if isinstance(stored_or_none(v, attribute), str):
+                try:
+                    setattr(v, attribute, name)
+                except Exception:  # noqa: BLE001 - a name that cannot be set: the node keeps its own
+                    pass
+                break
 
 
 def propagate(engine, root, nodes):

@@ -1,20 +1,23 @@
 """Grading each op in isolation: while one target's op runs, the other targets' methods stand aside.
 
 A learner writes ``__neg__`` as ``self * -1`` and ``tanh`` through ``exp`` and ``/``: that op is right in
-itself when the ops it calls are, whatever their own bugs, which their own targets are charged for.
-So while the op of one target runs (its cases and their probes), every method of the *other* op targets
-the exercise grades (the grading process names them: ``isolation`` in the load request) is wrapped: the
-wrapper calls the learner's own method for the value of its result, and returns a node of the learner's
-class with that value, the call's operands as its children, and a ``_backward`` whose derivatives are
-measured from that same method (a central difference of its forward value, on fresh leaves). A bug in
-another op's gradient then never reaches the op under test; a bug in its forward value still does (the
-value is the learner's), and is charged to that op as well.
+itself when the ops it calls are, whatever their own bugs, which their own targets are charged for. So while
+the op of one target runs (its cases and their probes), every method of the *other* op targets the exercise
+grades (the grading process names them: ``isolation`` in the load request) is wrapped: the wrapper calls the
+learner's own method for the value of its result, and returns a node of the learner's class with that value,
+the call's operands as its children, and a ``_backward`` whose derivatives are measured from that same method
+(a central difference of its forward value, on fresh leaves). A bug in another op's gradient then never
+reaches the op under test; a bug in its forward value still does (the value is the learner's), and is charged
+to that op as well.
 
-The child still holds no derivative rule: the derivatives are those of the learner's own forward pass.
-A wrapper works only while the case it was installed for runs: kept and called later, or put back on
-the class for another target's case, it is the learner's own method (the op under test never gets one
-for itself). The class is put back as it was after each case. Wrappers called from inside a wrapper (the
-forward value of ``/`` calling ``*``) are the learner's methods: only the value is wanted there.
+The child still holds no derivative rule: the derivatives are those of the learner's own forward pass. A
+wrapper works only while the case it was installed for runs: kept and called later, or put back on the class
+for another target's case, it is the learner's own method (the op under test never gets one for itself). A
+part built on the class's ops without being one (a course's Tensor whose entries are the learner's Values) has
+every op target's methods stand aside while its case runs (``every``): a given ``Tensor.dot`` is then never
+charged for the learner's ``__mul__``. The class is put back as it was after each case. Wrappers called from
+inside a wrapper (the forward value of ``/`` calling ``*``) are the learner's methods: only the value is
+wanted there.
 """
 
 import types
@@ -27,10 +30,13 @@ STEP = 1e-5  # the central difference's step, relative to the operand (as the gr
 class Isolated:
     """The other targets' methods of the learner's class, wrapped while one target's op runs."""
 
-    def __init__(self, engine, table, method):
+    def __init__(self, engine, table, method, every=False):
         self.engine = engine
         own = table.get(method, {}).get("target")
-        self.wanted = {} if own is None else {m: spec for m, spec in table.items() if spec.get("target") != own}
+        if every:  # a part built on the class's ops (a course's Tensor of Values): every op stands aside
+            self.wanted = dict(table)
+        else:
+            self.wanted = {} if own is None else {m: spec for m, spec in table.items() if spec.get("target") != own}
         self.saved = {}
         self.active = False  # off while a wrapper's own call of the learner's method runs
 

@@ -225,23 +225,36 @@ class InertModule(types.ModuleType):
         return Inert()
 
 
-class MissingName:
-    """Something a missing module was asked for: using it says which module is missing."""
+class MissingName(type):
+    """What a missing module was asked for (``np.floating``, ``np.array``): a class of its own, so that code
+    may test against it (``isinstance(x, (float, np.floating))``: nothing is an instance of a type that is
+    not installed), annotate with it (``float | np.ndarray``) and derive from it, as it would with the
+    module there; calling it, reading from it or computing with it says which module is missing. A stand-in
+    micrograde gives never decides a grade by being unlike the module it stands for."""
 
-    def __init__(self, module, name):
-        self._module, self._name = module, name
+    def _missing(cls):
+        return ModuleNotFoundError(f"No module named {cls._module!r} (it is not installed where "
+                                   f"micrograde runs, and {cls._name} needs it)", name=cls._module)
 
-    def _missing(self):
-        return ModuleNotFoundError(f"No module named {self._module!r} (it is not installed where "
-                                   f"micrograde runs, and {self._name} needs it)", name=self._module)
-
-    def __getattr__(self, name):
+    def __getattr__(cls, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        raise self._missing()
+        raise cls._missing()
 
-    def __call__(self, *args, **kwargs):
-        raise self._missing()
+    def __call__(cls, *args, **kwargs):
+        raise cls._missing()
+
+    def _refuse(cls, *args):
+        raise cls._missing()
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __float__ = __int__ = __getitem__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __iter__ = __len__ = _refuse
+
+
+def missing_name(module, name):
+    """A stand-in for ``name`` of the missing ``module``: see ``MissingName``."""
+    return MissingName(name, (), {"_module": module, "_name": name})
 
 
 class MissingModule(types.ModuleType):
@@ -250,7 +263,7 @@ class MissingModule(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        return MissingName(self.__name__.split(".")[0], f"{self.__name__}.{name}")
+        return missing_name(self.__name__.split(".")[0], f"{self.__name__}.{name}")
 
 
 class StandInFinder:

@@ -19,6 +19,7 @@ from .cases import with_interface
 from .entries import SubmissionError, call, data_of, fill, like, numbered, shaped
 from .failures import error_report
 from .graphs import topological
+from .isolation import Isolated
 from .reading import address, stored_items, stored_or_none
 from .styles import assumed_of
 
@@ -84,15 +85,19 @@ def value_case(api, request):
     T = api["parts"][request["needs"]]
     phase = "forward"
     try:
-        tensors, leaves = build(engine, T, request, request["leaves"])
-        shape, entries = shaped(call(T, request, tensors), engine.V)
-        reply = {"shape": shape, "data": data_of(entries, engine),
-                 "numbers": sum(not isinstance(e, engine.V) for e in entries), **said_style(T, request)}
-        if request["seed"]:
-            phase = "backward"
-            reply.update(backpropagate(engine, entries, request["seed"], leaves))
-            phase = "forward"
-            reply["probes"] = probes(T, request, lambda values: build(engine, T, request, values, False)[0], engine)
+        # The Value's op targets stand aside: their gradients' bugs are charged to them, never to a Tensor op.
+        with Isolated(engine, api.get("isolation", {}) if engine.mode != "engine" else {}, None, every=True):
+            tensors, leaves = build(engine, T, request, request["leaves"])
+            shape, entries = shaped(call(T, request, tensors), engine.V)
+            reply = {"shape": shape, "data": data_of(entries, engine),
+                     "numbers": sum(not isinstance(e, engine.V) for e in entries),
+                     **said_style(T, request)}
+            if request["seed"]:
+                phase = "backward"
+                reply.update(backpropagate(engine, entries, request["seed"], leaves))
+                phase = "forward"
+                reply["probes"] = probes(T, request, lambda values: build(engine, T, request, values, False)[0],
+                                         engine)
     except BaseException as exc:  # noqa: BLE001 - any failure of student code is data
         return {"error": error_report(exc, phase)}
     return reply
