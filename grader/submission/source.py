@@ -63,6 +63,7 @@ class Unit:
     syntax_line: int | None = None
     left_out: list[LeftOut] = field(default_factory=list)  # a .py file's statements that do not compile
     tags: tuple[str, ...] = ()  # a notebook cell's tags (``grader.submission.cells`` selects cells by them)
+    section: tuple[int, str] = (0, "")  # the Markdown heading cell it sits under: its number, its heading
 
 
 @dataclass(eq=False)
@@ -283,7 +284,7 @@ def read_bytes(path: Path, display: str, limit: int | None = None) -> bytes:
 
 def read_notebook(path: Path, display: str) -> SourceFile:
     """Each gradable code cell as a unit, not parsed yet."""
-    from grader.submission.notebook import notebook_cells, shallow, without_outputs
+    from grader.submission.notebook import sectioned_cells, shallow, without_outputs
 
     source = SourceFile(path, display, "ipynb")
     raw = read_bytes(path, display, MAX_NOTEBOOK_BYTES)
@@ -297,11 +298,11 @@ def read_notebook(path: Path, display: str) -> SourceFile:
     try:
         cells = json.loads(raw).get("cells")
     except (ValueError, AttributeError, RecursionError):
-        cells = None  # not a notebook: notebook_cells says so
+        cells = None  # not a notebook: sectioned_cells says so
     if isinstance(cells, list) and len(cells) > MAX_CELLS:
         raise InputError(f"{display}: {len(cells)} cells are too many to grade (at most {MAX_CELLS})")
-    for cell_number, code, tags in notebook_cells(raw, display):
-        source.units.append(Unit(f"{display} [cell {cell_number}]", code, cell_number, tags=tags))
+    for cell_number, code, tags, section in sectioned_cells(raw, display):
+        source.units.append(Unit(f"{display} [cell {cell_number}]", code, cell_number, tags=tags, section=section))
     return source
 
 
