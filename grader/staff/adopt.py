@@ -29,7 +29,7 @@ from grader.exercise.targets import Exercise
 from grader.staff.placing import write_files
 from grader.staff.scaffold import COURSE_FILE, course_file, own_course
 from grader.submission.carried import embed, mark
-from grader.submission.notebook import neutralise, notebook_cells, plain_v4, selects, shallow
+from grader.submission.notebook import heads, neutralise, plain_v4, sectioned_cells, selects, shallow
 from grader.submission.source import MAX_NOTEBOOK_BYTES, binds, read_bytes
 
 CHECK_TEXT = """## Check your work
@@ -40,18 +40,21 @@ here: what each graded part lost and why, with the smallest case that shows it, 
 CHECK_CELL = "from grader import check\n\n{call}"
 
 
-def checked_against(exercise: Exercise, cells: list[tuple[int, str, tuple[str, ...]]], display: str) -> list[str]:
-    """Notes on what the configuration says of the notebook's code cells; ``ConfigError`` for a target's
-    ``cell`` that selects none of them."""
+def checked_against(exercise: Exercise, cells: list[tuple[int, str, tuple[str, ...], tuple[int, str]]],
+                    display: str) -> list[str]:
+    """Notes on what the configuration says of the notebook's code cells (``sectioned_cells``); ``ConfigError``
+    for a target's ``cell`` that selects none of them, nor a Markdown heading above one (``heads``)."""
     config = exercise.config
     for target in exercise.targets:
         selector = target.knobs.cell
-        if selector is not None and not any(selects(selector, tags, code) for _, code, tags in cells):
+        if selector is not None and not any(
+                selects(selector, tags, code) or (section[0] and heads(selector, section[1]))
+                for _, code, tags, section in cells):
             raise ConfigError(f"{config.source} [targets.{target.name}] cell: no code cell of {display} is tagged "
-                              f"{selector!r} or starts with it")
+                              f"{selector!r} or starts with it, nor sits under a heading it names")
     notes = [f"[submission] skip_cells {s!r} selects no cell of {display}" for s in config.skip_cells
-             if not any(selects(s, tags, code) for _, code, tags in cells)]
-    kept = [code for _, code, tags in cells if not any(selects(s, tags, code) for s in config.skip_cells)]
+             if not any(selects(s, tags, code) for _, code, tags, _ in cells)]
+    kept = [code for _, code, tags, _ in cells if not any(selects(s, tags, code) for s in config.skip_cells)]
     for name in dict.fromkeys(config.name_of(role) for role in exercise.roles):
         if not any(defines(code, name) for code in kept):
             notes.append(f"no cell of {display} defines {name} (learners write it from scratch)")
@@ -111,7 +114,7 @@ def adopted(path: Path, exercise: Exercise) -> tuple[dict, list[str]]:
     if read is None:
         raise InputError(f"{path}: not a notebook micrograde can adopt (nbformat 4 JSON, its nbformat_minor a "
                          "whole number)")
-    notes = checked_against(exercise, notebook_cells(raw, path.name), path.name)
+    notes = checked_against(exercise, sectioned_cells(raw, path.name), path.name)
     notebook = json.loads(raw)  # as the course saved it: every cell written back as it was
     if not any(c.get("cell_type") == "code" and grades_the_work(c.get("source", "")) for c in read["cells"]):
         with_ids = notebook.get("nbformat_minor", 0) >= 5

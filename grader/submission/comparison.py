@@ -20,6 +20,7 @@ from grader.child.inside.policy import AUTOGRAD_LIBRARIES as LIBRARIES
 from grader.submission.notebook import SKIP_TAG
 from grader.submission.tree import walk
 
+DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 # What a warning about a library left out ends with: the grade stands, and a person may want to look.
 REVIEW = "flagged for a human to look at"
 
@@ -81,11 +82,41 @@ def nested_import(node: ast.stmt, own: set[str]) -> tuple[str, set[str]] | None:
     return None
 
 
+def redefined_later(trees: list[ast.Module | None]) -> list[set[str]]:
+    """For each of a file's trees in order (a notebook's cells), the names a later one defines again, with a
+    class or function of its own: an earlier import of ``Value`` from a library (an exploratory cell trying the
+    installed ``micrograd``) is superseded by then, and what is graded is the later definition."""
+    later: set[str] = set()
+    found = []
+    for tree in reversed(trees):
+        found.append(set(later))
+        later |= {n.name for n in tree.body if isinstance(n, DEFINITIONS) and n.name not in read_when_defined(n)
+                  } if tree else set()
+    return found[::-1]
+
+
+def read_when_defined(node: ast.stmt) -> set[str]:
+    """The names a class or function statement reads as it runs (bases, decorators, defaults), not later when
+    it is called: ``class Value(Value)`` builds on what ``Value`` was, ``Value.__add__`` inside a method reads
+    what it is."""
+    if isinstance(node, ast.ClassDef):
+        parts = [*node.bases, *(k.value for k in node.keywords), *node.decorator_list]
+    else:
+        parts = [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+    return {n.id for part in parts for n in walk(part) if isinstance(n, ast.Name)}
+
+
 def without_library(source: str, tree: ast.Module, protected: set[str],
-                    own: frozenset[str] = frozenset()) -> tuple[str, str, int] | None:
+                    own: frozenset[str] = frozenset(), superseded: set[str] = frozenset()) -> (
+        tuple[str, str, int] | None):
     """``source`` with a library's imports and the statements using them left out, the library, and the
     line of its first import; ``None`` when the source imports none (``own``: the submission's modules,
-    never a library), or when what it would leave out is graded code's (``protected``)."""
+    never a library), or when what it would leave out is graded code's (``protected``).
+
+    A name the library bound that is defined again before graded code is read (further down: a class or
+    function of the same name that uses nothing the library bound; or in a later cell, ``superseded``) is the
+    learner's by then: leaving the import out takes nothing graded code reads. The library is never loaded
+    either way (the child refuses its import), so no rewrite here can credit its code."""
     library, line, tainted, edits = None, 0, set(), []
     for node in tree.body:
         found = library_import(node, own)
@@ -100,12 +131,18 @@ def without_library(source: str, tree: ast.Module, protected: set[str],
             found = nested
             tainted |= nested[1]
             edits.append((node, "pass"))
-        elif tainted and any(isinstance(n, ast.Name) and n.id in tainted for n in walk(node)):
-            tainted |= bound_names(node)
-            edits.append((node, "pass"))
+        elif tainted:
+            uses = {n.id for n in walk(node) if isinstance(n, ast.Name)} & tainted
+            if isinstance(node, DEFINITIONS) and node.name not in read_when_defined(node):
+                uses.discard(node.name)  # its own name, read when it is called: the new definition
+            if uses:
+                tainted |= bound_names(node)
+                edits.append((node, "pass"))
+            else:
+                tainted -= bound_names(node)  # bound again by the learner's own code
         if found is not None and library is None:
             library, line = found[0], node.lineno
-    if library is None or tainted & protected:
+    if library is None or (tainted - superseded) & protected:
         return None
     rewritten = replaced(source, edits)
     try:

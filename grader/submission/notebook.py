@@ -140,10 +140,17 @@ def read(raw: bytes, display: str):
     return notebook
 
 
-def notebook_cells(raw: bytes, display: str) -> list[tuple[int, str, tuple[str, ...]]]:
-    """``(cell number, python code, tags)`` for each gradable code cell."""
-    cells = []
+def sectioned_cells(raw: bytes, display: str) -> list[tuple[int, str, tuple[str, ...], tuple[int, str]]]:
+    """``(cell number, python code, tags, section)`` for each gradable code cell; its section is the number and
+    the first heading line of the Markdown cell with a heading it sits under (``(0, "")`` above the first one)."""
+    cells, section = [], (0, "")
     for number, cell in student_cells(read(raw, display)):
+        if cell.get("cell_type") == "markdown":
+            heading = next((line.strip() for line in str(cell.get("source", "")).splitlines()
+                            if line.lstrip().startswith("#")), None)
+            if heading is not None:
+                section = (number, heading)
+            continue
         if cell.get("cell_type") != "code":
             continue
         tags = cell.get("metadata", {}).get("tags", [])
@@ -151,5 +158,13 @@ def notebook_cells(raw: bytes, display: str) -> list[tuple[int, str, tuple[str, 
             continue
         code = neutralise(cell.get("source", ""))
         if code is not None:
-            cells.append((number, code, tuple(t for t in tags if isinstance(t, str))))
+            cells.append((number, code, tuple(t for t in tags if isinstance(t, str)), section))
     return cells
+
+
+def heads(selector: str, heading: str) -> bool:
+    """Whether a course's cell selector names a Markdown heading (``# Exercise 4`` names ``## Exercise 4:
+    backpropagation``): their words, without the heading's marks, as whole words."""
+    words, title = selector.lstrip("#").strip(), heading.lstrip("#").strip()
+    rest = title[len(words):]
+    return bool(words) and title.startswith(words) and not (rest[:1].isalnum() or rest[:1] == "_")

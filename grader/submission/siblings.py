@@ -18,12 +18,12 @@ from pathlib import Path
 
 from grader.errors import InputError
 from grader.exercise.config import DEFAULT_TABLES
+from grader.submission.choice import choose
 from grader.submission.folder import MAX_FILES, candidate_files, inside
 from grader.submission.source import (
     MAX_CODE_BYTES,
     SourceFile,
     Submission,
-    choose,
     imported_names,
     is_definition,
     leave_out_libraries,
@@ -45,7 +45,7 @@ def read_as_run(path: Path, config: Config | None = None, siblings: bool = True)
     if siblings and submission.directory is None and submission.files[0].kind == "py":
         scaffold = config.scaffold if config is not None else DEFAULT_TABLES["scaffold"]
         work = {scaffold["engine_file"], scaffold["train_file"]}
-        return with_siblings(submission.files[0], path, submission.names, work) or submission
+        return with_siblings(submission.files[0], path, submission.names, work, config) or submission
     return submission
 
 
@@ -79,8 +79,8 @@ def sibling_paths(graded: SourceFile, folder: Path, wanted: set[str]) -> list[Pa
     return found[:MAX_FILES]
 
 
-def with_siblings(graded: SourceFile, path: Path, names: dict[str, str], work: set[str] = frozenset()) -> (
-        Submission | None):
+def with_siblings(graded: SourceFile, path: Path, names: dict[str, str], work: set[str] = frozenset(),
+                  config: Config | None = None) -> Submission | None:
     """The submission of the file at ``path`` with what its folder gives it (see the module's
     docstring), or ``None`` when the folder gives it nothing."""
     folder = path.parent
@@ -107,7 +107,7 @@ def with_siblings(graded: SourceFile, path: Path, names: dict[str, str], work: s
                 or path.stem in imported_modules(s) or {path.name, s.path.name} <= work]
     providers, notes = {}, []
     for role, name in names.items():
-        source = choose([s for s in siblings if defines(s, name)], name) if role in wanted else None
+        source = choose([s for s in siblings if defines(s, name)], name, config) if role in wanted else None
         providers[role] = source or graded
         if source is not None:
             notes.append(f"{name} is not in {graded.display}: it was graded from {source.display} beside it; "

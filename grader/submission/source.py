@@ -22,10 +22,11 @@ from grader.child.inside.policy import AUTOGRAD_LIBRARIES, FORBIDDEN_MODULES
 from grader.errors import InputError
 from grader.exercise.kinds import ROLES, VALUE, Role
 from grader.submission import salvage
-from grader.submission.classes import GRADED_METHODS, value_like
+from grader.submission.choice import broken_python, choose
+from grader.submission.classes import value_like
 from grader.submission.folder import MAX_FILE_BYTES, MIB, candidate_files, inside
 from grader.submission.salvage import LeftOut, blanked, newer_syntax
-from grader.submission.tree import walk
+from grader.submission.tree import is_definition, walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 
@@ -62,6 +63,7 @@ class Unit:
     syntax_line: int | None = None
     left_out: list[LeftOut] = field(default_factory=list)  # a .py file's statements that do not compile
     tags: tuple[str, ...] = ()  # a notebook cell's tags (``grader.submission.cells`` selects cells by them)
+    section: tuple[int, str] = (0, "")  # the Markdown heading cell it sits under: its number, its heading
 
 
 @dataclass(eq=False)
@@ -92,10 +94,6 @@ def binds(node: ast.stmt, name: str) -> bool:
     if isinstance(node, (ast.ImportFrom, ast.Import)):
         return any((a.asname or a.name.split(".")[0]) == name for a in node.names)
     return False
-
-
-def is_definition(node: ast.stmt, name: str) -> bool:
-    return isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == name
 
 
 @dataclass
@@ -286,7 +284,7 @@ def read_bytes(path: Path, display: str, limit: int | None = None) -> bytes:
 
 def read_notebook(path: Path, display: str) -> SourceFile:
     """Each gradable code cell as a unit, not parsed yet."""
-    from grader.submission.notebook import notebook_cells, shallow, without_outputs
+    from grader.submission.notebook import sectioned_cells, shallow, without_outputs
 
     source = SourceFile(path, display, "ipynb")
     raw = read_bytes(path, display, MAX_NOTEBOOK_BYTES)
@@ -300,11 +298,11 @@ def read_notebook(path: Path, display: str) -> SourceFile:
     try:
         cells = json.loads(raw).get("cells")
     except (ValueError, AttributeError, RecursionError):
-        cells = None  # not a notebook: notebook_cells says so
+        cells = None  # not a notebook: sectioned_cells says so
     if isinstance(cells, list) and len(cells) > MAX_CELLS:
         raise InputError(f"{display}: {len(cells)} cells are too many to grade (at most {MAX_CELLS})")
-    for cell_number, code, tags in notebook_cells(raw, display):
-        source.units.append(Unit(f"{display} [cell {cell_number}]", code, cell_number, tags=tags))
+    for cell_number, code, tags, section in sectioned_cells(raw, display):
+        source.units.append(Unit(f"{display} [cell {cell_number}]", code, cell_number, tags=tags, section=section))
     return source
 
 
@@ -353,54 +351,14 @@ def leave_out_libraries(files: list[SourceFile], roles: set[str], own: set[str])
 
     protected = comparison.graded_names([u.tree for source in files for u in source.units if u.tree], roles)
     for source in files:
-        for unit in source.units:
-            found = comparison.without_library(unit.source, unit.tree, protected, own) if unit.tree else None
+        later = comparison.redefined_later([unit.tree for unit in source.units])
+        for unit, superseded in zip(source.units, later):
+            found = (comparison.without_library(unit.source, unit.tree, protected, own, superseded)
+                     if unit.tree else None)
             if found is not None:
                 unit.source = found[0]
                 parse_unit(unit)
                 source.notes.append(comparison.note(source.display, unit.cell, found[2], found[1]))
-
-
-def is_stub(function: ast.FunctionDef) -> bool:
-    """A body that is only a docstring and ``raise NotImplementedError``: not written yet."""
-    body = [n for n in function.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-    return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
-
-
-def methods_written(source: SourceFile, name: str) -> int:
-    """How many of the graded methods (or the function) ``source`` has actually written for ``name``."""
-    count = 0
-    for unit in source.units:
-        for node in unit.tree.body if unit.tree else ():
-            if isinstance(node, ast.FunctionDef) and node.name == name:
-                count = int(not is_stub(node))
-            elif isinstance(node, ast.ClassDef) and node.name == name:
-                count = sum(1 for item in node.body if isinstance(item, ast.FunctionDef)
-                            and item.name in GRADED_METHODS and not is_stub(item))
-    return count
-
-
-def choose(files: list[SourceFile], name: str) -> SourceFile | None:
-    """The file to take ``name`` from: a real definition beats an import, written code beats a stub
-    (a student's copy of ``exercises/`` may hold a filled-in notebook beside untouched .py stubs),
-    then ``.py`` beats a notebook."""
-
-    def rank(source: SourceFile) -> tuple:
-        defined = any(
-            is_definition(node, name) for u in source.units for node in (u.tree.body if u.tree else ())
-        )
-        return (not defined, -methods_written(source, name), source.kind != "py", len(source.path.parts),
-                source.display)
-
-    having = [s for s in files if s.defines(name) or s.read_error or broken_python(s, name)]
-    return min(having, key=rank) if having else None
-
-
-def broken_python(source: SourceFile, name: str) -> bool:
-    """A ``.py`` file that does not parse, or whose statement defining ``name`` does not compile, may still
-    be the one meant to define it."""
-    return source.kind == "py" and any(u.syntax_error or any(p.defines == name for p in u.left_out)
-                                       for u in source.units)
 
 
 def read_submission(path: Path, config: Config | None = None) -> Submission:
@@ -423,7 +381,7 @@ def read_submission(path: Path, config: Config | None = None) -> Submission:
             raise InputError(f"{path}: no .py or .ipynb files to grade")
         leave_out(files, skip)
         parse_files(files, path)
-        providers = {role: s for role, name in names.items() if (s := choose(files, name)) is not None}
+        providers = {role: s for role, name in names.items() if (s := choose(files, name, config)) is not None}
         notes = [f"{', '.join(sorted(left_out))} {'was' if len(left_out) == 1 else 'were'} left out: a virtual "
                  "environment, installed packages or build output is not the submission"] if left_out else []
         notes += adopt_value_class(files, providers, names)

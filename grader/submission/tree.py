@@ -22,3 +22,8 @@ def walk(node: ast.AST) -> tuple[ast.AST, ...]:
             elif isinstance(value, list):
                 found.extend(item for item in value if isinstance(item, ast.AST))
     return tuple(found)
+
+
+def is_definition(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is a class or function statement named ``name`` (a definition, not an import of it)."""
+    return isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == name

@@ -123,16 +123,44 @@ def test_a_cut_ends_at_the_last_cell_selected_and_whole_words_only(tmp_path):
     assert [u.cell for u in submission.files[0].units] == [1, 2, 3]  # the submission itself is unchanged
 
 
+def test_a_cut_takes_the_rest_of_its_section_and_finds_a_heading(tmp_path):
+    """The part stands at the end of the selected cell's section (the learner's cells below it, under the same
+    Markdown heading), never in the next section; a selector no cell's first line matches names a heading."""
+    cells = [("markdown", "## Exercise 1: a Value"), ("code", "# Exercise 1\nclass Value: pass"),
+             ("code", "class Value:\n    x = 1"), ("markdown", "## Exercise 2: adding"), ("code", "y = 2"),
+             ("markdown", "Some notes, no heading."), ("code", "z = 3")]
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": kind, "id": f"c{i}", "metadata": {}, "source": text,
+         **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+        for i, (kind, text) in enumerate(cells)]}
+    path = tmp_path / "work.ipynb"
+    path.write_text(json.dumps(notebook))
+    submission = read_submission(path)
+    assert [u.cell for u in cut(submission, "# Exercise 1").files[0].units] == [2, 3]
+    assert [u.cell for u in cut(submission, "# Exercise 2").files[0].units] == [2, 3, 5, 7]
+    assert cut(submission, "# Exercise 3") is None
+    flat = tmp_path / "flat.ipynb"  # no headings: the selected cell alone
+    flat.write_text(json.dumps({**notebook, "cells": [c for c in notebook["cells"] if c["cell_type"] == "code"]}))
+    assert [u.cell for u in cut(read_submission(flat), "# Exercise 1").files[0].units] == [1]
+
+
 def test_a_cell_the_notebook_no_longer_has_is_said_and_costs_only_its_targets(tmp_path):
-    """A learner who rewrote Exercise 4's first line: its targets are not-implemented, saying which cell the
-    course grades; the other targets are graded as usual."""
+    """A learner who rewrote Exercise 4's first line is graded under Exercise 4's heading, which names the same
+    place; one who also deleted the heading has no such place: its targets are not-implemented, saying which cell
+    the course grades; the other targets are graded as usual."""
     notebook = json.loads((ASSIGNMENTS / "tutorial_deep" / "deleted_solutions.ipynb").read_text())
     [exercise] = [c for c in notebook["cells"] if "".join(c["source"]).startswith("# Exercise 4")]
     exercise["source"] = "# my gradients\n" + "".join(exercise["source"]).split("\n", 1)[1]
-    path = tmp_path / "work.ipynb"
-    path.write_text(json.dumps(notebook))
     course = parse({"targets": {"add": {"points": 8, "cell": "# Exercise 4"},
                                 "tanh": {"points": 5}}}, "course.toml")
+    path = tmp_path / "work.ipynb"
+    path.write_text(json.dumps(notebook))
+    under_heading = grade(path, Options(config=course)).to_json()
+    assert under_heading["targets"] == {"add": {"score": 8.0, "max_score": 8.0},
+                                        "tanh": {"score": 5.0, "max_score": 5.0}}, under_heading["diagnoses"]
+    [heading] = [c for c in notebook["cells"] if "".join(c["source"]).startswith("## Exercise 4")]
+    heading["source"] = "## Backpropagation"
+    path.write_text(json.dumps(notebook))
     found = grade(path, Options(config=course)).to_json()
     assert found["targets"] == {"add": {"score": 0.0, "max_score": 8.0}, "tanh": {"score": 5.0, "max_score": 5.0}}
     [diagnosis] = found["diagnoses"]

@@ -2,7 +2,7 @@
 
 ``Value`` is redefined from exercise to exercise and each exercise cell is followed by the course's
 ``# Solution N`` cell, so what the learner wrote exists only between the two: the checks of exercise N
-run in the live namespace just after the cell that starts ``# Exercise N``.
+run in the live namespace once its section's cells of the learner's have run (``check``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from .harness import Shape, check_backward, check_op
-from .running import Cell, Notebook, run_notebook
+from .running import read_notebook, run_cell
 
 PARTS = {0: ["numerical_derivative"], 1: ["value_init"], 2: ["add_forward", "mul_forward", "radd_rmul"],
          3: ["graph_children"], 4: ["add_backward", "mul_backward", "backward"], 5: ["full_engine"],
@@ -222,21 +222,44 @@ CHECKS = {"numerical_derivative": numerical_derivative, "value_init": value_init
           "Layer": _isolated(_layer, ("Neuron",)), "MLP": _isolated(_mlp, ("Neuron", "Layer"))}
 
 
-def exercise(cell: Cell) -> int | None:
-    found = re.match(r"# Exercise (\d+)", cell.source)
+def exercise(text: str) -> int | None:
+    """The exercise a code cell's first line or a Markdown heading names (``# Exercise 4``, ``## Exercise 4: ...``)."""
+    found = re.match(r"#+ Exercise (\d+)", text)
     return int(found.group(1)) if found else None
 
 
 def check(path: Path, verdict: dict) -> dict[str, tuple[str, str]]:
+    """Each exercise checked once the learner's part of its section has run: after its ``# Exercise N`` cell and
+    any cell of the learner's below it under the same heading, before the course's ``# Solution N`` cell or the
+    next heading. An exercise cell whose first line was rewritten is found by its section's heading."""
     seen: dict[str, tuple[str, str]] = {}
+    notebook = read_notebook(path)
+    pending: tuple[int, int] | None = None  # the open exercise, and its cell
+    heading: int | None = None  # the exercise the current section's heading names
 
-    def after(notebook: Notebook, cell: Cell) -> None:
-        number = exercise(cell)
-        if number is None:
-            return
-        for part in PARTS[number]:
-            seen[part] = CHECKS[part](notebook.namespace)
-            seen[part] = (*seen[part], cell.number)
+    def close() -> None:
+        nonlocal pending
+        if pending is not None and not any(part in seen for part in PARTS[pending[0]]):
+            for part in PARTS[pending[0]]:
+                seen[part] = (*CHECKS[part](notebook.namespace), pending[1])
+        pending = None
 
-    run_notebook(path, after)
+    for cell in notebook.cells:
+        if cell.kind != "code":
+            first = next((line for line in cell.source.splitlines() if line.lstrip().startswith("#")), None)
+            if first is not None:
+                close()
+                heading = exercise(first.strip())
+            continue
+        if cell.source.startswith("# Solution"):
+            close()
+        number = exercise(cell.source)
+        if number is not None:
+            close()
+            pending = (number, cell.number)
+        elif pending is None and heading is not None and not any(part in seen for part in PARTS[heading]) \
+                and not cell.source.startswith("# Solution"):
+            pending = (heading, cell.number)
+        run_cell(notebook, cell)
+    close()
     return seen
