@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from grader.diagnosis.syntax import Function
 from grader.exercise.kinds import Role
-from grader.submission.source import Location, SourceFile, Submission, Unit
+from grader.submission.parsing import Unit
+from grader.submission.source import Location, SourceFile, Submission
 
 CODE_MARKER = re.compile(r"#\s*your code here", re.IGNORECASE)
 

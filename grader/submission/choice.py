@@ -25,6 +25,7 @@ TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:
     from grader.exercise.config import Config
 
+
 class SourceFile(Protocol):
     """What the rule reads of a file (``grader.submission.source.SourceFile``, which reads the files with it)."""
 

@@ -20,18 +20,17 @@ from grader.errors import InputError
 from grader.exercise.config import DEFAULT_TABLES
 from grader.submission.choice import choose
 from grader.submission.folder import MAX_FILES, candidate_files, inside
+from grader.submission.parsing import parse_unit
 from grader.submission.source import (
     MAX_CODE_BYTES,
     SourceFile,
     Submission,
     imported_names,
-    is_definition,
     leave_out_libraries,
-    parse_unit,
     read_file,
     read_submission,
 )
-from grader.submission.tree import walk
+from grader.submission.tree import is_definition, walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
 if TYPE_CHECKING:

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.child.inside.policy import AUTOGRAD_LIBRARIES, FORBIDDEN_MODULES
 from grader.errors import InputError
 from grader.exercise.kinds import ROLES, VALUE, Role
-from grader.submission import salvage
 from grader.submission.choice import broken_python, choose
 from grader.submission.classes import value_like
 from grader.submission.folder import MAX_FILE_BYTES, MIB, candidate_files, inside
-from grader.submission.salvage import LeftOut, blanked, newer_syntax
+from grader.submission.parsing import Unit, parse_unit
 from grader.submission.tree import is_definition, walk
 
 TYPE_CHECKING = False  # as in grader/__init__.py
@@ -49,21 +48,6 @@ class Location:
     def describe(self) -> str:
         where = self.file if self.cell is None else f"{self.file}, cell {self.cell}"
         return where if self.line is None else f"{where}, line {self.line}"
-
-
-@dataclass
-class Unit:
-    """A piece of code executed as one: a whole ``.py`` file or one notebook cell."""
-
-    filename: str
-    source: str
-    cell: int | None = None
-    tree: ast.Module | None = None
-    syntax_error: str | None = None
-    syntax_line: int | None = None
-    left_out: list[LeftOut] = field(default_factory=list)  # a .py file's statements that do not compile
-    tags: tuple[str, ...] = ()  # a notebook cell's tags (``grader.submission.cells`` selects cells by them)
-    section: tuple[int, str] = (0, "")  # the Markdown heading cell it sits under: its number, its heading
 
 
 @dataclass(eq=False)
@@ -205,53 +189,6 @@ def imported_names(node: ast.AST) -> list[str]:
         if name in ("__import__", "import_module") and isinstance(node.args[0].value, str):
             return [node.args[0].value]
     return []
-
-
-def self_check_lines(tree: ast.Module) -> list[int]:
-    """The lines (counted from 1) of the student's own ``from grader import check`` and ``check(...)``.
-
-    That is how a student checks their work from a notebook or script; it is
-    not part of the work, and running it while grading would grade again.
-    Anything else imported from the grader still counts as ``forbidden-import``.
-    """
-    found = []
-    for node in tree.body:
-        imports_check = (isinstance(node, ast.ImportFrom) and node.module == "grader" and node.level == 0
-                         and [a.name for a in node.names] == ["check"])
-        value = getattr(node, "value", None)
-        calls_check = (isinstance(node, (ast.Expr, ast.Assign)) and isinstance(value, ast.Call)
-                       and isinstance(value.func, ast.Name) and value.func.id == "check")
-        if imports_check or calls_check:
-            found.extend(range(node.lineno, node.end_lineno + 1))
-    return found
-
-
-def parse_unit(unit: Unit) -> Unit:
-    """Parse ``unit``, without the student's own self-check (parsed again only if it had one). A .py file
-    that does not parse keeps what compiles of it (``grader.submission.salvage``)."""
-    try:
-        try:
-            tree = ast.parse(unit.source, filename=unit.filename)
-        except SyntaxError as exc:
-            kept = salvage.salvaged(unit.source, unit.filename) if unit.cell is None else None
-            if kept is None:
-                raise
-            unit.left_out = [replace(p, error=p.error + newer_syntax(unit.source, p.line)) for p in kept[1]]
-            unit.source = kept[0]
-            tree = ast.parse(unit.source, filename=unit.filename)
-            del exc
-        own = self_check_lines(tree)
-        if own:
-            unit.source = blanked(unit.source, own)
-            tree = ast.parse(unit.source, filename=unit.filename)
-        unit.tree = tree
-    except SyntaxError as exc:
-        unit.syntax_error = f"{type(exc).__name__}: {exc.msg}{newer_syntax(unit.source, exc.lineno)}"
-        unit.syntax_line = exc.lineno
-        unit.left_out = []
-    except (ValueError, RecursionError, MemoryError) as exc:
-        unit.syntax_error = f"{type(exc).__name__}: the source cannot be parsed"
-    return unit
 
 
 def read_python(path: Path, display: str) -> SourceFile:
