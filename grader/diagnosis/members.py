@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 from grader.diagnosis.syntax import Function
 from grader.exercise.kinds import Role
-from grader.submission.parsing import Unit
-from grader.submission.source import Location, SourceFile, Submission
+from grader.submission.source import Location, SourceFile, Submission, Unit
 
 CODE_MARKER = re.compile(r"#\s*your code here", re.IGNORECASE)
 

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 from grader.diagnosis.methods import covered, stub, unread
 from grader.exercise.targets import Exercise
-from grader.submission.parsing import Unit
-from grader.submission.source import Location, SourceFile, Submission
+from grader.submission.source import Location, SourceFile, Submission, Unit
 from grader.submission.tree import walk
 
 
