@@ -17,6 +17,7 @@ import ast
 from pathlib import PurePath
 from typing import Protocol
 
+from grader.exercise.config import DEFAULT_TABLES
 from grader.exercise.ops import OPS
 from grader.submission.classes import GRADED_METHODS
 from grader.submission.tree import is_definition
@@ -83,11 +84,14 @@ def in_layout(source: SourceFile, layout: tuple[str, ...]) -> bool:
     return any(parts[-len(PurePath(f).parts):] == PurePath(f).parts for f in layout if f)
 
 
-def layout_of(config: Config | None) -> tuple[str, ...]:
-    """The file names the course's ``[scaffold]`` gives the work (the classic exercise's without a course)."""
-    from grader.exercise.config import DEFAULT_TABLES
+def scaffold_of(config: Config | None) -> dict:
+    """The course's ``[scaffold]`` table, where it puts the work (the classic exercise's without a course)."""
+    return config.scaffold if config is not None else DEFAULT_TABLES["scaffold"]
 
-    scaffold = config.scaffold if config is not None else DEFAULT_TABLES["scaffold"]
+
+def layout_of(config: Config | None) -> tuple[str, ...]:
+    """The file names the course's ``[scaffold]`` gives the work."""
+    scaffold = scaffold_of(config)
     return tuple(scaffold.get(key, "") for key in LAYOUT_KEYS)
 
 

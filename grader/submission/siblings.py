@@ -17,8 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.errors import InputError
-from grader.exercise.config import DEFAULT_TABLES
-from grader.submission.choice import choose
+from grader.submission.choice import choose, scaffold_of
 from grader.submission.folder import MAX_FILES, candidate_files, inside
 from grader.submission.parsing import parse_unit
 from grader.submission.source import (
@@ -42,7 +41,7 @@ def read_as_run(path: Path, config: Config | None = None, siblings: bool = True)
     is false)."""
     submission = read_submission(path, config)
     if siblings and submission.directory is None and submission.files[0].kind == "py":
-        scaffold = config.scaffold if config is not None else DEFAULT_TABLES["scaffold"]
+        scaffold = scaffold_of(config)
         work = {scaffold["engine_file"], scaffold["train_file"]}
         return with_siblings(submission.files[0], path, submission.names, work, config) or submission
     return submission
