@@ -341,9 +341,10 @@ def course_file(exercise: Exercise) -> str:
 
 
 def without_stubs(exercise: Exercise) -> list[str]:
-    """The targets the scaffold writes nothing for: those of a kind with no stub beyond the class and the training
-    step (``grader.staff.stubs``), whose files the course hands out itself."""
-    return [t.name for t in exercise.targets if t.kind.role not in ROLES and not t.given and t.kind.name not in STUBS]
+    """The targets the scaffold writes nothing for, whose files the course hands out itself: those of a kind with
+    no stub beyond the class and the training step (``grader.staff.stubs``), and a given part outside them (a
+    Tensor the course hands out whole), whose code only the course has."""
+    return [t.name for t in exercise.targets if t.kind.role not in ROLES and (t.given or t.kind.name not in STUBS)]
 
 
 def write_scaffold(exercise: Exercise, directory: Path) -> list[Path]:
